@@ -1,0 +1,67 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { err, TributaryError, toTributaryError } from '../errors/tributary-error.ts';
+
+interface ValidationItem {
+  instancePath?: string;
+  message?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+}
+
+/** Name the field an ajv validation failure is about, as a dotted path. */
+function fieldOf(item: ValidationItem, context: string | undefined): string {
+  const path = (item.instancePath ?? '')
+    .split('/')
+    .filter(Boolean)
+    .join('.');
+  const extra =
+    (item.params?.missingProperty as string | undefined) ?? (item.params?.additionalProperty as string | undefined);
+  const field = [path, extra].filter(Boolean).join('.');
+  if (field) return field;
+  return context === 'body' ? 'body' : (context ?? 'request');
+}
+
+function detailOf(item: ValidationItem): string {
+  if (item.keyword === 'additionalProperties') return 'is not a known field';
+  if (item.keyword === 'required') return 'is required';
+  if (item.keyword === 'enum') return `must be one of ${(item.params?.allowedValues as unknown[] | undefined)?.join(', ')}`;
+  return item.message ?? 'is invalid';
+}
+
+/** Map anything a route throws to the `{code, message, system}` body with the right status. */
+export function toApiError(error: unknown): TributaryError {
+  if (error instanceof TributaryError) return error;
+  const fe = error as FastifyError & { validation?: ValidationItem[]; validationContext?: string };
+  if (fe.validation && fe.validation.length > 0) {
+    const item = fe.validation[0] as ValidationItem;
+    return err('INVALID_FIELD', { field: fieldOf(item, fe.validationContext), detail: detailOf(item) });
+  }
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return err('BODY_TOO_LARGE', { limit: (fe as { limit?: number }).limit ?? 'the limit' });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return err('UNSUPPORTED_MEDIA_TYPE', { type: fe.message.replace(/^Unsupported Media Type:\s*/, '') });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return err('INVALID_REQUEST', { detail: 'the body is empty but Content-Type is application/json' });
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return err('INVALID_REQUEST', { detail: `the body is not valid JSON (${fe.message})` });
+  }
+  if (fe instanceof SyntaxError || fe.statusCode === 400) {
+    return err('INVALID_REQUEST', { detail: `the body is not valid JSON (${fe.message})` });
+  }
+  return toTributaryError(error);
+}
+
+export function installErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const e = toApiError(error);
+    if (e.status >= 500) request.log.error({ err: error, code: e.code }, e.message);
+    if (reply.sent || reply.raw.headersSent) return;
+    if (e.status === 401) reply.header('WWW-Authenticate', 'Basic realm="tributary", charset="UTF-8"');
+    void reply.status(e.status).type('application/json').send(e.toBody());
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const e = err('ROUTE_NOT_FOUND', { method: request.method, url: request.url.split('?')[0] });
+    void reply.status(e.status).send(e.toBody());
+  });
+}

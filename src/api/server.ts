@@ -1,0 +1,45 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { installAuth } from './auth.ts';
+import { installErrorHandlers } from './error-handler.ts';
+import { clusterRoutes } from './routes/cluster.ts';
+import { infoRoutes } from './routes/info.ts';
+import { licenseRoutes } from './routes/licenses.ts';
+import { userRoutes } from './routes/users.ts';
+import { workspaceRoutes } from './routes/workspace.ts';
+import type { Services } from './services.ts';
+
+/** The base path of every route: the self-hosted workspace is always `default`. */
+export const API_PREFIX = '/default/api';
+
+/** Largest request body accepted (ingest batches included). */
+export const BODY_LIMIT = 256 * 1024 * 1024;
+
+/** Build the HTTP server (not yet listening). */
+export function buildServer(services: Services): FastifyInstance {
+  const app = Fastify({
+    // Fastify's own lines (per request, "listening at") are noise at info; keep its warnings.
+    loggerInstance: services.logger.child(
+      { component: 'api' },
+      { level: services.logger.levelVal > 40 ? services.logger.level : 'warn' },
+    ) as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, useDefaults: true } },
+  });
+  installErrorHandlers(app);
+  // Bodies the JSON parser does not handle arrive as raw bytes; routes that accept them say so.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  const auth = installAuth(app, services.users);
+  void app.register(
+    async (api) => {
+      infoRoutes(api, services);
+      clusterRoutes(api, services);
+      userRoutes(api, services, auth);
+      workspaceRoutes(api, services);
+      licenseRoutes(api, services);
+    },
+    { prefix: API_PREFIX },
+  );
+  return app;
+}

@@ -1,0 +1,31 @@
+import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+
+const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
+
+/** scrypt parameters (N=2^15, r=8, p=1: ~50 ms and 32 MiB per hash). */
+const N = 1 << 15;
+const R = 8;
+const P = 1;
+const KEY_LEN = 32;
+const MAXMEM = 64 * 1024 * 1024;
+
+/** Hash a password as `scrypt$N$r$p$salt$hash` (base64 salt and hash). */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await scrypt(password, salt, KEY_LEN, { N, r: R, p: P, maxmem: MAXMEM });
+  return ['scrypt', N, R, P, salt.toString('base64'), hash.toString('base64')].join('$');
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [alg, n, r, p, salt, hash] = stored.split('$');
+  if (alg !== 'scrypt' || !n || !r || !p || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64');
+  const actual = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: MAXMEM,
+  });
+  return timingSafeEqual(actual, expected);
+}

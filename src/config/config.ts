@@ -1,0 +1,139 @@
+import { resolve } from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export interface Config {
+  /** TCP port of the REST API (TRIBUTARY_PORT, default 8000). */
+  port: number;
+  /** Address the REST API listens on (TRIBUTARY_HOST, default 0.0.0.0). */
+  host: string;
+  /** Data directory (TRIBUTARY_DATA, default ./data), absolute. */
+  dataDir: string;
+  /** Initial admin password on first start (TRIBUTARY_ADMIN_PASSWORD); generated when absent. */
+  adminPassword: string | undefined;
+  /** Log level (TRIBUTARY_LOG_LEVEL, default info). */
+  logLevel: LogLevel;
+  /** Engine sessions for ad-hoc user queries (TRIBUTARY_ENGINE_USER_SESSIONS, default 2). */
+  engineUserSessions: number;
+  /** Engine sessions for catalog, ingest and streaming (TRIBUTARY_ENGINE_SYSTEM_SESSIONS, default 2). */
+  engineSystemSessions: number;
+}
+
+/** One configuration variable: its environment name, its CLI flag, and how to read it. */
+interface Variable<K extends keyof Config> {
+  key: K;
+  env: string;
+  flag: string;
+  parse: (raw: string, name: string) => Config[K];
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+function integer(min: number, max: number) {
+  return (raw: string, name: string): number => {
+    if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `${name} must be a whole number, got "${raw}"`);
+    const n = Number(raw);
+    if (n < min || n > max) throw new ConfigError(name, `${name} must be between ${min} and ${max}, got ${n}`);
+    return n;
+  };
+}
+
+const VARIABLES = [
+  { key: 'port', env: 'TRIBUTARY_PORT', flag: 'port', parse: integer(0, 65535) },
+  {
+    key: 'host',
+    env: 'TRIBUTARY_HOST',
+    flag: 'host',
+    parse: (raw: string, name: string) => {
+      if (!raw.trim()) throw new ConfigError(name, `${name} must not be empty`);
+      return raw.trim();
+    },
+  },
+  {
+    key: 'dataDir',
+    env: 'TRIBUTARY_DATA',
+    flag: 'data',
+    parse: (raw: string, name: string) => {
+      if (!raw.trim()) throw new ConfigError(name, `${name} must not be empty`);
+      return resolve(raw);
+    },
+  },
+  {
+    key: 'adminPassword',
+    env: 'TRIBUTARY_ADMIN_PASSWORD',
+    flag: 'admin-password',
+    parse: (raw: string, name: string) => {
+      if (raw.length < 8) throw new ConfigError(name, `${name} must be at least 8 characters long`);
+      return raw;
+    },
+  },
+  {
+    key: 'logLevel',
+    env: 'TRIBUTARY_LOG_LEVEL',
+    flag: 'log-level',
+    parse: (raw: string, name: string) => {
+      const v = raw.trim().toLowerCase() as LogLevel;
+      if (!LOG_LEVELS.includes(v)) {
+        throw new ConfigError(name, `${name} must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+      }
+      return v;
+    },
+  },
+  { key: 'engineUserSessions', env: 'TRIBUTARY_ENGINE_USER_SESSIONS', flag: 'engine-user-sessions', parse: integer(1, 64) },
+  {
+    key: 'engineSystemSessions',
+    env: 'TRIBUTARY_ENGINE_SYSTEM_SESSIONS',
+    flag: 'engine-system-sessions',
+    parse: integer(1, 64),
+  },
+] as const satisfies readonly Variable<keyof Config>[];
+
+export const DEFAULTS: Config = {
+  port: 8000,
+  host: '0.0.0.0',
+  dataDir: resolve('data'),
+  adminPassword: undefined,
+  logLevel: 'info',
+  engineUserSessions: 2,
+  engineSystemSessions: 2,
+};
+
+/** Names of every configuration variable, for help text and docs. */
+export const VARIABLE_NAMES = VARIABLES.map((v) => ({ env: v.env, flag: `--${v.flag}` }));
+
+/**
+ * Read the configuration from the environment, then from CLI flags, which win. A flag may be
+ * spelled like the variable (`--TRIBUTARY_PORT=8001`) or short (`--port 8001`). A bad value throws
+ * a ConfigError naming the variable.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv, argv: readonly string[] = []): Config {
+  const config: Config = { ...DEFAULTS };
+  const set = (v: (typeof VARIABLES)[number], raw: string, name: string) => {
+    (config as unknown as Record<string, unknown>)[v.key] = v.parse(raw, name);
+  };
+  for (const v of VARIABLES) {
+    const raw = env[v.env];
+    if (raw !== undefined && raw !== '') set(v, raw, v.env);
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (!arg.startsWith('--')) throw new ConfigError(arg, `unexpected argument "${arg}"`);
+    const eq = arg.indexOf('=');
+    const name = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
+    const v = VARIABLES.find((x) => x.env === name || x.flag === name);
+    if (!v) throw new ConfigError(name, `unknown option --${name}`);
+    const raw: string | undefined = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
+    if (raw === undefined) throw new ConfigError(v.env, `--${name} needs a value (${v.env})`);
+    set(v, raw, v.env);
+  }
+  return config;
+}

@@ -1,0 +1,232 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { drainPending, Session } from 'chdb';
+import { err, TributaryError } from '../errors/tributary-error.ts';
+import type {
+  Engine,
+  EngineChunk,
+  EngineInfo,
+  EngineInsertOptions,
+  EngineInsertResult,
+  EngineLane,
+  EngineQueryOptions,
+  EngineResult,
+} from './engine.ts';
+import { engineError } from './engine-error.ts';
+import { type Lease, SessionPool } from './session-pool.ts';
+import { quoteString, withSettings } from './settings-clause.ts';
+
+export interface ChdbEngineOptions {
+  dataPath: string;
+  /** Sessions per lane; defaults: 2 system, 2 user. */
+  sessions?: Partial<Record<EngineLane, number>>;
+}
+
+/**
+ * Engine arguments given at connect. The background-scheduler sleeps make DELETE and merges answer
+ * in tens of milliseconds instead of seconds (chdb-notes.md §3); denormals are quoted so JSON
+ * output carries `"inf"`, `"-inf"`, `"nan"`; the query size allows large inline batches.
+ */
+const CONNECTION_ARGS = [
+  '--max_query_size=268435456',
+  '--output_format_json_quote_denormals=1',
+  '--background_processing_pool_task_sleep_seconds_when_no_work_min=0.01',
+  '--background_processing_pool_task_sleep_seconds_when_no_work_max=0.05',
+  '--background_processing_pool_thread_sleep_seconds_if_nothing_to_do=0.01',
+  '--background_processing_pool_thread_sleep_seconds_random_part=0',
+  '--background_processing_pool_task_sleep_seconds_when_no_work_random_part=0',
+];
+
+const CANCELED_CODE = 394;
+const TIMEOUT_CODE = 159;
+
+function unavailable(detail = 'the engine is closed'): TributaryError {
+  return err('ENGINE_UNAVAILABLE', { detail });
+}
+
+/** The chDB engine: a pool of sessions on one data directory, plus one control session. */
+export class ChdbEngine implements Engine {
+  readonly dataPath: string;
+  private readonly pool: SessionPool<Session>;
+  private readonly control: Session;
+  private open = true;
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(options: ChdbEngineOptions) {
+    this.dataPath = options.dataPath;
+    mkdirSync(this.dataPath, { recursive: true });
+    const make = () => new Session(this.dataPath, { connectionArgs: CONNECTION_ARGS });
+    const system = Array.from({ length: options.sessions?.system ?? 2 }, make);
+    const user = Array.from({ length: options.sessions?.user ?? 2 }, make);
+    this.pool = new SessionPool<Session>({ system, user });
+    this.control = make();
+  }
+
+  async query(sql: string, options: EngineQueryOptions = {}): Promise<EngineResult> {
+    const lease = await this.pool.acquire(options.lane ?? 'system', () => unavailable());
+    try {
+      return await this.cancellable(options, async (settings) => {
+        const r = await lease.session.queryAsync(withSettings(sql, settings), {
+          format: options.format ?? 'JSONCompactEachRow',
+        });
+        return {
+          text: () => r.text(),
+          bytes: () => r.bytes(),
+          elapsedMs: r.elapsed * 1000,
+          rowsRead: r.rowsRead,
+          bytesRead: r.bytesRead,
+        };
+      });
+    } finally {
+      this.pool.release(lease);
+    }
+  }
+
+  async *stream(sql: string, options: EngineQueryOptions = {}): AsyncIterable<EngineChunk> {
+    const lease: Lease<Session> = await this.pool.acquire(options.lane ?? 'user', () => unavailable());
+    const tag = `trb:${randomUUID()}`;
+    const settings = { ...options.settings, log_comment: tag, ...this.timeoutSettings(options) };
+    const abort = () => void this.kill(tag);
+    options.signal?.addEventListener('abort', abort, { once: true });
+    const timer = options.timeoutMs ? setTimeout(abort, options.timeoutMs) : undefined;
+    try {
+      const stream = lease.session.queryStream(withSettings(sql, settings), {
+        format: options.format ?? 'JSONCompactEachRow',
+      });
+      try {
+        for await (const chunk of stream) {
+          if (options.signal?.aborted) throw err('QUERY_CANCELED');
+          yield { rows: chunk.numRows, text: () => chunk.text() };
+        }
+      } finally {
+        if (!stream.closed) stream.cancel();
+      }
+    } catch (e) {
+      throw this.mapFailure(e, options);
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', abort);
+      this.pool.release(lease);
+    }
+  }
+
+  async insert(table: string, payload: Buffer | string, options: EngineInsertOptions): Promise<EngineInsertResult> {
+    const lease = await this.pool.acquire(options.lane ?? 'system', () => unavailable());
+    try {
+      const r = await this.track(
+        lease.session.insert({
+          table,
+          values: payload,
+          format: options.format,
+          ...(options.columns ? { columns: options.columns } : {}),
+          ...(options.settings ? { settings: { ...options.settings } } : {}),
+        }),
+      );
+      return { rowsWritten: r.rowsWritten, elapsedMs: r.elapsed * 1000 };
+    } catch (e) {
+      throw engineError(e);
+    } finally {
+      this.pool.release(lease);
+    }
+  }
+
+  async ping(): Promise<EngineInfo> {
+    if (!this.open) throw unavailable();
+    try {
+      const r = await this.track(this.control.queryAsync('SELECT version()', { format: 'TSV' }));
+      return { version: r.text().trim() };
+    } catch (e) {
+      throw unavailable(engineError(e).message);
+    }
+  }
+
+  load(): { running: number; waiting: number } {
+    return this.pool.load();
+  }
+
+  async close(): Promise<void> {
+    if (!this.open) return;
+    this.open = false;
+    this.pool.close(() => unavailable());
+    await Promise.allSettled([...this.inFlight]);
+    for (const s of this.pool.all()) s.close();
+    this.control.close();
+    await drainPending();
+  }
+
+  /** Ask the engine to stop the statement tagged `tag`; repeats until it is gone. */
+  private async kill(tag: string): Promise<void> {
+    if (!this.open) return;
+    try {
+      await this.control.queryAsync(`KILL QUERY WHERE Settings['log_comment'] = ${quoteString(tag)} ASYNC`, {
+        format: 'TSV',
+      });
+    } catch {
+      // The statement may have ended on its own; nothing to kill.
+    }
+  }
+
+  private timeoutSettings(options: EngineQueryOptions): Record<string, number> {
+    return options.timeoutMs ? { max_execution_time: Math.max(options.timeoutMs, 1) / 1000 } : {};
+  }
+
+  /**
+   * Run `run` so that aborting `options.signal` or passing `options.timeoutMs` stops the statement
+   * inside the engine (an abandoned chDB call would otherwise keep computing).
+   */
+  private async cancellable<T>(
+    options: EngineQueryOptions,
+    run: (settings: EngineQueryOptions['settings']) => Promise<T>,
+  ): Promise<T> {
+    if (options.signal?.aborted) throw err('QUERY_CANCELED');
+    if (!options.signal && !options.timeoutMs) {
+      try {
+        return await this.track(run(options.settings));
+      } catch (e) {
+        throw engineError(e);
+      }
+    }
+    const tag = `trb:${randomUUID()}`;
+    let done = false;
+    let timedOut = false;
+    const killLoop = async () => {
+      while (!done && this.open) {
+        await this.kill(tag);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const onAbort = () => void killLoop();
+    const timer = options.timeoutMs
+      ? setTimeout(() => {
+          timedOut = true;
+          void killLoop();
+        }, options.timeoutMs + 50)
+      : undefined;
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await this.track(run({ ...options.settings, log_comment: tag, ...this.timeoutSettings(options) }));
+    } catch (e) {
+      throw this.mapFailure(e, options, timedOut);
+    } finally {
+      done = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private mapFailure(e: unknown, options: EngineQueryOptions, timedOut = false): TributaryError {
+    const mapped = engineError(e);
+    if (mapped.code === TIMEOUT_CODE || (timedOut && mapped.code === CANCELED_CODE)) {
+      return err('QUERY_TIMEOUT', { timeout_ms: options.timeoutMs }, e);
+    }
+    if (mapped.code === CANCELED_CODE || options.signal?.aborted) return err('QUERY_CANCELED', {}, e);
+    return mapped;
+  }
+
+  private track<T>(p: Promise<T>): Promise<T> {
+    this.inFlight.add(p);
+    const forget = () => this.inFlight.delete(p);
+    p.then(forget, forget);
+    return p;
+  }
+}

@@ -1,0 +1,29 @@
+import type { EngineSettings } from './engine.ts';
+
+/** Quote a string as a ClickHouse string literal. */
+export function quoteString(value: string): string {
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/** Quote an identifier with backticks (always; names may be keywords or hold any character). */
+export function quoteIdent(name: string): string {
+  return '`' + name.replace(/\\/g, '\\\\').replace(/`/g, '\\`') + '`';
+}
+
+function literal(value: string | number | boolean): string {
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : quoteString(String(value));
+  if (typeof value === 'boolean') return value ? '1' : '0';
+  return quoteString(value);
+}
+
+/**
+ * Append a SETTINGS clause to a statement. The engine accepts several SETTINGS clauses in a row,
+ * so this is safe whether or not the statement has one already.
+ */
+export function withSettings(sql: string, settings: EngineSettings | undefined): string {
+  const trimmed = sql.replace(/[\s;]+$/u, '');
+  if (!settings) return trimmed;
+  const entries = Object.entries(settings);
+  if (entries.length === 0) return trimmed;
+  return `${trimmed}\nSETTINGS ${entries.map(([k, v]) => `${k} = ${literal(v)}`).join(', ')}`;
+}
