@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { actorOf, type Actor } from '../catalog/audit.ts';
+import { type Actor, actorOf } from '../catalog/audit.ts';
 import type { User, UserStore } from '../catalog/user-store.ts';
 import { err } from '../errors/tributary-error.ts';
 
@@ -114,7 +114,10 @@ export function installAuth(app: FastifyInstance, users: UserStore): Authenticat
     request.user = user;
     const mutating = request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS';
     if (mutating && user.role === 'read_only' && !config?.readOnlyAllowed) {
-      throw err('FORBIDDEN_READ_ONLY', { user: user.username, action: `${request.method} ${request.routeOptions.url}` });
+      throw err('FORBIDDEN_READ_ONLY', {
+        user: user.username,
+        action: `${request.method} ${request.routeOptions.url}`,
+      });
     }
   });
 
@@ -128,5 +131,6 @@ export function actorOfRequest(request: FastifyRequest): Actor {
 
 /** Throw 403 unless the request's user is an admin (for handlers of readOnlyAllowed routes). */
 export function requireAdmin(request: FastifyRequest, action: string): void {
-  if (request.user.role !== 'admin') throw err('FORBIDDEN_READ_ONLY', { user: request.user.username, action });
+  if (request.user.role !== 'admin')
+    throw err('FORBIDDEN_READ_ONLY', { user: request.user.username, action });
 }

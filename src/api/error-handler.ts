@@ -10,12 +10,10 @@ interface ValidationItem {
 
 /** Name the field an ajv validation failure is about, as a dotted path. */
 function fieldOf(item: ValidationItem, context: string | undefined): string {
-  const path = (item.instancePath ?? '')
-    .split('/')
-    .filter(Boolean)
-    .join('.');
+  const path = (item.instancePath ?? '').split('/').filter(Boolean).join('.');
   const extra =
-    (item.params?.missingProperty as string | undefined) ?? (item.params?.additionalProperty as string | undefined);
+    (item.params?.missingProperty as string | undefined) ??
+    (item.params?.additionalProperty as string | undefined);
   const field = [path, extra].filter(Boolean).join('.');
   if (field) return field;
   return context === 'body' ? 'body' : (context ?? 'request');
@@ -24,7 +22,8 @@ function fieldOf(item: ValidationItem, context: string | undefined): string {
 function detailOf(item: ValidationItem): string {
   if (item.keyword === 'additionalProperties') return 'is not a known field';
   if (item.keyword === 'required') return 'is required';
-  if (item.keyword === 'enum') return `must be one of ${(item.params?.allowedValues as unknown[] | undefined)?.join(', ')}`;
+  if (item.keyword === 'enum')
+    return `must be one of ${(item.params?.allowedValues as unknown[] | undefined)?.join(', ')}`;
   return item.message ?? 'is invalid';
 }
 

@@ -24,7 +24,9 @@ export function buildServer(services: Services): FastifyInstance {
     ) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, useDefaults: true } },
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, useDefaults: true },
+    },
   });
   installErrorHandlers(app);
   // Bodies the JSON parser does not handle arrive as raw bytes; routes that accept them say so.

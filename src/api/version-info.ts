@@ -26,7 +26,10 @@ export function readVersionInfo(): VersionInfo {
   let commit = 'unknown';
   let buildTime = new Date().toISOString();
   try {
-    const out = execFileSync('git', ['log', '-1', '--format=%H%n%cI'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] })
+    const out = execFileSync('git', ['log', '-1', '--format=%H%n%cI'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
       .toString()
       .trim()
       .split('\n');

@@ -1,6 +1,6 @@
-import { err } from '../errors/tributary-error.ts';
 import type { Engine } from '../engine/engine.ts';
 import { quoteString } from '../engine/settings-clause.ts';
+import { err } from '../errors/tributary-error.ts';
 import { type Actor, newAudit, touchAudit } from './audit.ts';
 import type { Catalog, CatalogKind, CatalogRecord } from './catalog.ts';
 
@@ -53,7 +53,9 @@ export class EngineCatalog implements Catalog {
       const rec = r as CatalogRecord<T>;
       if (!filter || filter(rec)) out.push(rec);
     }
-    return out.sort((a, b) => a.audit.created_at.localeCompare(b.audit.created_at) || a.key.localeCompare(b.key));
+    return out.sort(
+      (a, b) => a.audit.created_at.localeCompare(b.audit.created_at) || a.key.localeCompare(b.key),
+    );
   }
 
   create<T>(kind: CatalogKind, key: string, value: T, actor: Actor): Promise<CatalogRecord<T>> {

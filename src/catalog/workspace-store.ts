@@ -23,7 +23,12 @@ export class WorkspaceStore {
   /** Create the workspace record on first start. */
   async ensure(actor: Actor): Promise<void> {
     if (!this.catalog.get('workspace', KEY)) {
-      await this.catalog.create<WorkspaceSettings>('workspace', KEY, { name: KEY, enabled_user_tracking: false }, actor);
+      await this.catalog.create<WorkspaceSettings>(
+        'workspace',
+        KEY,
+        { name: KEY, enabled_user_tracking: false },
+        actor,
+      );
     }
   }
 
@@ -39,7 +44,10 @@ export class WorkspaceStore {
     };
   }
 
-  async updateSettings(patch: Partial<Pick<WorkspaceSettings, 'enabled_user_tracking'>>, actor: Actor): Promise<Workspace> {
+  async updateSettings(
+    patch: Partial<Pick<WorkspaceSettings, 'enabled_user_tracking'>>,
+    actor: Actor,
+  ): Promise<Workspace> {
     const current = this.catalog.get<WorkspaceSettings>('workspace', KEY);
     const next: WorkspaceSettings = {
       name: KEY,

@@ -33,7 +33,9 @@ async function serve(argv: string[]): Promise<void> {
           `(also written to ${a.file}; it will not be shown again)\n\n`,
       );
     } else {
-      process.stdout.write(`\nCreated user "${a.username}" with the password from TRIBUTARY_ADMIN_PASSWORD\n\n`);
+      process.stdout.write(
+        `\nCreated user "${a.username}" with the password from TRIBUTARY_ADMIN_PASSWORD\n\n`,
+      );
     }
   }
   const address = await tributary.listen();

@@ -40,9 +40,11 @@ export class ConfigError extends Error {
 
 function integer(min: number, max: number) {
   return (raw: string, name: string): number => {
-    if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `${name} must be a whole number, got "${raw}"`);
+    if (!/^\d+$/.test(raw.trim()))
+      throw new ConfigError(name, `${name} must be a whole number, got "${raw}"`);
     const n = Number(raw);
-    if (n < min || n > max) throw new ConfigError(name, `${name} must be between ${min} and ${max}, got ${n}`);
+    if (n < min || n > max)
+      throw new ConfigError(name, `${name} must be between ${min} and ${max}, got ${n}`);
     return n;
   };
 }
@@ -88,7 +90,12 @@ const VARIABLES = [
       return v;
     },
   },
-  { key: 'engineUserSessions', env: 'TRIBUTARY_ENGINE_USER_SESSIONS', flag: 'engine-user-sessions', parse: integer(1, 64) },
+  {
+    key: 'engineUserSessions',
+    env: 'TRIBUTARY_ENGINE_USER_SESSIONS',
+    flag: 'engine-user-sessions',
+    parse: integer(1, 64),
+  },
   {
     key: 'engineSystemSessions',
     env: 'TRIBUTARY_ENGINE_SYSTEM_SESSIONS',

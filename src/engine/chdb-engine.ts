@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { drainPending, Session } from 'chdb';
-import { err, TributaryError } from '../errors/tributary-error.ts';
+import { err, type TributaryError } from '../errors/tributary-error.ts';
 import type {
   Engine,
   EngineChunk,
@@ -110,7 +110,11 @@ export class ChdbEngine implements Engine {
     }
   }
 
-  async insert(table: string, payload: Buffer | string, options: EngineInsertOptions): Promise<EngineInsertResult> {
+  async insert(
+    table: string,
+    payload: Buffer | string,
+    options: EngineInsertOptions,
+  ): Promise<EngineInsertResult> {
     const lease = await this.pool.acquire(options.lane ?? 'system', () => unavailable());
     try {
       const r = await this.track(
@@ -204,7 +208,9 @@ export class ChdbEngine implements Engine {
       : undefined;
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      return await this.track(run({ ...options.settings, log_comment: tag, ...this.timeoutSettings(options) }));
+      return await this.track(
+        run({ ...options.settings, log_comment: tag, ...this.timeoutSettings(options) }),
+      );
     } catch (e) {
       throw this.mapFailure(e, options, timedOut);
     } finally {

@@ -14,7 +14,8 @@ const STATUS_BY_CODE: Readonly<Record<number, number>> = {
   1002: 500,
 };
 
-const ENGINE_MESSAGE = /^Code: (\d+)\. (?:DB::Exception: )?([\s\S]*?)(?: \(([A-Z_0-9]+)\))?(?: \(version [^)]*\))?\s*$/;
+const ENGINE_MESSAGE =
+  /^Code: (\d+)\. (?:DB::Exception: )?([\s\S]*?)(?: \(([A-Z_0-9]+)\))?(?: \(version [^)]*\))?\s*$/;
 
 /** Split an engine message `Code: 62. DB::Exception: Syntax error ... (SYNTAX_ERROR)` into its parts. */
 export function parseEngineMessage(text: string): { code?: number; name?: string; message: string } {

@@ -57,7 +57,14 @@ export class TributaryError extends Error {
 export function err(name: ErrorName, params: ErrorParams = {}, cause?: unknown): TributaryError {
   const entry = ERRORS[name];
   return new TributaryError(
-    { errorName: name, code: entry.code, status: entry.status, system: entry.system, message: fill(entry.message, params), params },
+    {
+      errorName: name,
+      code: entry.code,
+      status: entry.status,
+      system: entry.system,
+      message: fill(entry.message, params),
+      params,
+    },
     cause === undefined ? undefined : { cause },
   );
 }

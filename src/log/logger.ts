@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { type Logger, pino } from 'pino';
 import type { LogLevel } from '../config/config.ts';
 
 export type { Logger };
@@ -9,7 +9,14 @@ export function createLogger(level: LogLevel): Logger {
     level,
     base: { service: 'tributary' },
     redact: {
-      paths: ['password', '*.password', 'headers.authorization', '*.headers.authorization', 'secret_access_key', '*.secret_access_key'],
+      paths: [
+        'password',
+        '*.password',
+        'headers.authorization',
+        '*.headers.authorization',
+        'secret_access_key',
+        '*.secret_access_key',
+      ],
       censor: '[redacted]',
     },
   });

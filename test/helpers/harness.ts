@@ -25,7 +25,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export type Credentials = { user: string; password: string } | { apiKey: string; header?: 'x-api-key' | 'authorization' };
+export type Credentials =
+  | { user: string; password: string }
+  | { apiKey: string; header?: 'x-api-key' | 'authorization' };
 
 export const ADMIN: Credentials = { user: 'admin', password: ADMIN_PASSWORD };
 
@@ -37,9 +39,19 @@ export function authHeader(c: Credentials): Record<string, string> {
 }
 
 /** Start Tributary in-process on a fresh (or given) data directory with a known admin password. */
-export async function startHarness(options: { dataDir?: string; config?: Partial<Config> } = {}): Promise<Harness> {
+export async function startHarness(
+  options: { dataDir?: string; config?: Partial<Config> } = {},
+): Promise<Harness> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'tributary-test-')));
-  const config: Config = { ...DEFAULTS, dataDir, port: 0, host: '127.0.0.1', adminPassword: ADMIN_PASSWORD, logLevel: 'silent', ...options.config };
+  const config: Config = {
+    ...DEFAULTS,
+    dataDir,
+    port: 0,
+    host: '127.0.0.1',
+    adminPassword: ADMIN_PASSWORD,
+    logLevel: 'silent',
+    ...options.config,
+  };
   const trb = await Tributary.open(config, silentLogger());
   const harness: Harness = {
     trb,
@@ -50,8 +62,17 @@ export async function startHarness(options: { dataDir?: string; config?: Partial
       const url = path.startsWith('/default/') ? path : `/default/api${path}`;
       const body = opts.body;
       const payload =
-        body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
-      if (body !== undefined && typeof body !== 'string' && !Buffer.isBuffer(body) && !headers['content-type']) {
+        body === undefined
+          ? undefined
+          : typeof body === 'string' || Buffer.isBuffer(body)
+            ? body
+            : JSON.stringify(body);
+      if (
+        body !== undefined &&
+        typeof body !== 'string' &&
+        !Buffer.isBuffer(body) &&
+        !headers['content-type']
+      ) {
         headers['content-type'] = 'application/json';
       }
       return trb.api.inject({ method, url, headers, ...(payload !== undefined ? { payload } : {}) });

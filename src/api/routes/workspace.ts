@@ -24,7 +24,9 @@ export function workspaceRoutes(app: FastifyInstance, s: Services): void {
   app.patch('/v1beta2/workspace', { schema: updateWorkspace }, async (request, reply) => {
     const { settings } = request.body as { settings: { enabled_user_tracking?: boolean } };
     await s.workspace.updateSettings(
-      settings.enabled_user_tracking === undefined ? {} : { enabled_user_tracking: settings.enabled_user_tracking },
+      settings.enabled_user_tracking === undefined
+        ? {}
+        : { enabled_user_tracking: settings.enabled_user_tracking },
       actorOfRequest(request),
     );
     return reply.status(204).send();

@@ -143,25 +143,26 @@ function quote(value: string): string {
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
+function printArg(a: TypeArg, rename: (name: string) => string): string {
+  switch (a.kind) {
+    case 'type':
+      return printDataType(a.type, rename);
+    case 'named':
+      return `${a.name} ${printDataType(a.type, rename)}`;
+    case 'number':
+      return a.text;
+    case 'string':
+      return quote(a.value);
+    case 'enum':
+      return `${quote(a.label)} = ${a.value}`;
+    case 'ident':
+      return a.name;
+  }
+}
+
 /** Print a type tree, naming each type through `rename`. */
 export function printDataType(t: DataType, rename: (name: string) => string = (n) => n): string {
   const name = rename(t.name);
   if (!t.parens) return name;
-  const args = t.args.map((a) => {
-    switch (a.kind) {
-      case 'type':
-        return printDataType(a.type, rename);
-      case 'named':
-        return `${a.name} ${printDataType(a.type, rename)}`;
-      case 'number':
-        return a.text;
-      case 'string':
-        return quote(a.value);
-      case 'enum':
-        return `${quote(a.label)} = ${a.value}`;
-      case 'ident':
-        return a.name;
-    }
-  });
-  return `${name}(${args.join(', ')})`;
+  return `${name}(${t.args.map((a) => printArg(a, rename)).join(', ')})`;
 }

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import { test } from 'node:test';
+import { ConfigError, DEFAULTS, loadConfig } from '../../src/config/config.ts';
+
+test('defaults: port 8000, data under ./data, log level info', () => {
+  const c = loadConfig({}, []);
+  assert.equal(c.port, 8000);
+  assert.equal(c.dataDir, resolve('data'));
+  assert.equal(c.logLevel, 'info');
+  assert.equal(c.adminPassword, undefined);
+  assert.deepEqual(c, DEFAULTS);
+});
+
+test('environment variables set the configuration', () => {
+  const c = loadConfig({
+    TRIBUTARY_PORT: '9001',
+    TRIBUTARY_DATA: '/tmp/x',
+    TRIBUTARY_ADMIN_PASSWORD: 'secret-password',
+    TRIBUTARY_LOG_LEVEL: 'DEBUG',
+  });
+  assert.equal(c.port, 9001);
+  assert.equal(c.dataDir, '/tmp/x');
+  assert.equal(c.adminPassword, 'secret-password');
+  assert.equal(c.logLevel, 'debug');
+});
+
+test('flags use the variable names or short names, and win over the environment', () => {
+  assert.equal(loadConfig({ TRIBUTARY_PORT: '9001' }, ['--TRIBUTARY_PORT=9002']).port, 9002);
+  assert.equal(loadConfig({}, ['--TRIBUTARY_PORT', '9003']).port, 9003);
+  assert.equal(loadConfig({}, ['--port', '9004']).port, 9004);
+  assert.equal(loadConfig({}, ['--data=/tmp/y']).dataDir, '/tmp/y');
+  assert.equal(loadConfig({}, ['--log-level=warn']).logLevel, 'warn');
+});
+
+test('a bad value stops with a message naming the variable', () => {
+  const cases: Array<[NodeJS.ProcessEnv, string[], string]> = [
+    [{ TRIBUTARY_PORT: 'eighty' }, [], 'TRIBUTARY_PORT'],
+    [{ TRIBUTARY_PORT: '70000' }, [], 'TRIBUTARY_PORT'],
+    [{}, ['--port', '-1'], 'TRIBUTARY_PORT'],
+    [{ TRIBUTARY_LOG_LEVEL: 'loud' }, [], 'TRIBUTARY_LOG_LEVEL'],
+    [{ TRIBUTARY_ADMIN_PASSWORD: 'short' }, [], 'TRIBUTARY_ADMIN_PASSWORD'],
+    [{ TRIBUTARY_DATA: '   ' }, [], 'TRIBUTARY_DATA'],
+    [{}, ['--port'], 'TRIBUTARY_PORT'],
+  ];
+  for (const [env, argv, name] of cases) {
+    assert.throws(
+      () => loadConfig(env, argv),
+      (e: unknown) => e instanceof ConfigError && e.variable === name && e.message.includes(name),
+      `${JSON.stringify(env)} ${argv.join(' ')}`,
+    );
+  }
+  assert.throws(() => loadConfig({}, ['--no-such-flag=1']), /unknown option --no-such-flag/);
+});
