@@ -2,8 +2,10 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { installAuth } from './auth.ts';
 import { installErrorHandlers } from './error-handler.ts';
 import { clusterRoutes } from './routes/cluster.ts';
+import { execRoutes } from './routes/exec.ts';
 import { infoRoutes } from './routes/info.ts';
 import { licenseRoutes } from './routes/licenses.ts';
+import { queryRoutes } from './routes/queries.ts';
 import { userRoutes } from './routes/users.ts';
 import { workspaceRoutes } from './routes/workspace.ts';
 import type { Services } from './services.ts';
@@ -40,6 +42,8 @@ export function buildServer(services: Services): FastifyInstance {
       userRoutes(api, services, auth);
       workspaceRoutes(api, services);
       licenseRoutes(api, services);
+      queryRoutes(api, services);
+      execRoutes(api, services);
     },
     { prefix: API_PREFIX },
   );

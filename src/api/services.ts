@@ -4,6 +4,8 @@ import type { WorkspaceStore } from '../catalog/workspace-store.ts';
 import type { Config } from '../config/config.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { Logger } from '../log/logger.ts';
+import type { QueryPlanner } from '../queries/execution.ts';
+import type { QueryRegistry } from '../queries/query-registry.ts';
 import type { VersionInfo } from './version-info.ts';
 
 /** Everything the HTTP layer calls into. Built once by `src/cli/tributary.ts`. */
@@ -15,6 +17,10 @@ export interface Services {
   users: UserStore;
   workspace: WorkspaceStore;
   version: VersionInfo;
+  /** Turns SQL into an execution (statement, historical or streaming). */
+  planner: QueryPlanner;
+  /** Queries run through the API. */
+  queries: QueryRegistry;
   /** When the server started (epoch milliseconds). */
   bootedAt: number;
 }

@@ -12,6 +12,8 @@ import { WorkspaceStore } from '../catalog/workspace-store.ts';
 import type { Config } from '../config/config.ts';
 import { ChdbEngine } from '../engine/chdb-engine.ts';
 import type { Logger } from '../log/logger.ts';
+import { EngineSqlPlanner } from '../queries/engine-sql-planner.ts';
+import { QueryRegistry } from '../queries/query-registry.ts';
 
 /**
  * One running Tributary: the engine on the data directory, the catalog, the services above them
@@ -46,6 +48,8 @@ export class Tributary {
         users,
         workspace,
         version: readVersionInfo(),
+        planner: new EngineSqlPlanner(engine),
+        queries: new QueryRegistry(),
         bootedAt: Date.now(),
       };
       const api = buildServer(services);
@@ -66,6 +70,7 @@ export class Tributary {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.services.queries.closeAll();
     await this.api.close();
     await this.services.engine.close();
   }

@@ -16,13 +16,17 @@ function literal(value: string | number | boolean): string {
   return quoteString(value);
 }
 
+/** `INSERT ... VALUES (...)` / `INSERT ... FORMAT x <data>`: the statement ends in inline data. */
+const INLINE_DATA_INSERT = /^\s*insert\s[\s\S]*?\b(?:values\b|format\s+[a-z])/i;
+
 /**
  * Append a SETTINGS clause to a statement. The engine accepts several SETTINGS clauses in a row,
- * so this is safe whether or not the statement has one already.
+ * so this is safe whether or not the statement has one already. An INSERT that ends in inline data
+ * cannot take a trailing clause (it would be read as data) and is returned unchanged.
  */
 export function withSettings(sql: string, settings: EngineSettings | undefined): string {
   const trimmed = sql.replace(/[\s;]+$/u, '');
-  if (!settings) return trimmed;
+  if (!settings || INLINE_DATA_INSERT.test(trimmed)) return trimmed;
   const entries = Object.entries(settings);
   if (entries.length === 0) return trimmed;
   return `${trimmed}\nSETTINGS ${entries.map(([k, v]) => `${k} = ${literal(v)}`).join(', ')}`;

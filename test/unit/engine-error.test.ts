@@ -40,3 +40,18 @@ test('messages without a code become ENGINE_ERROR; Tributary errors pass through
   const own = err('UNKNOWN_STREAM', { name: 's' });
   assert.equal(engineError(own), own);
 });
+
+test('SETTINGS clauses go after the statement, but never into the inline data of an INSERT', async () => {
+  const { withSettings } = await import('../../src/engine/settings-clause.ts');
+  assert.equal(
+    withSettings('SELECT 1;', { max_threads: 1, log_comment: "it's" }),
+    "SELECT 1\nSETTINGS max_threads = 1, log_comment = 'it\\'s'",
+  );
+  assert.equal(withSettings('SELECT 1', undefined), 'SELECT 1');
+  assert.equal(withSettings("INSERT INTO t VALUES (1, 'x')", { a: 1 }), "INSERT INTO t VALUES (1, 'x')");
+  assert.equal(
+    withSettings('insert into t format JSONEachRow {"a":1}', { a: 1 }),
+    'insert into t format JSONEachRow {"a":1}',
+  );
+  assert.equal(withSettings('INSERT INTO t SELECT 1', { a: 1 }), 'INSERT INTO t SELECT 1\nSETTINGS a = 1');
+});

@@ -1,0 +1,41 @@
+import type { QueryAnalysis, ResultColumn } from './query-types.ts';
+import type { ExecutionProgress, PipelineStep, ResultSink } from './result-sink.ts';
+
+/**
+ * What the planner makes of a statement: either a statement with no result (DDL, INSERT), or an
+ * execution that produces rows with a known header, bounded (historical) or not (streaming).
+ */
+export type Plan = StatementPlan | RowsPlan;
+
+export interface StatementPlan {
+  kind: 'statement';
+  analysis: QueryAnalysis;
+  /** Run the statement to completion. */
+  run(signal: AbortSignal): Promise<void>;
+}
+
+export interface RowsPlan {
+  kind: 'rows';
+  analysis: QueryAnalysis;
+  header: ResultColumn[];
+  /** False for a historical query, which ends by itself. */
+  streaming: boolean;
+  /** Produce rows into `sink` until done, the LIMIT is reached, or `signal` aborts. */
+  run(sink: ResultSink, signal: AbortSignal): Promise<void>;
+  progress(): ExecutionProgress;
+  pipeline(): PipelineStep[];
+}
+
+/** Options the planner takes from the request. */
+export interface PlanOptions {
+  /** Which execution the client asked for; undefined lets the planner decide from the SQL. */
+  type?: 'historical' | 'ddl' | 'streaming';
+  /** For historical execution: stop the engine query after this many milliseconds. */
+  timeoutMs?: number;
+  /** The user running it (for permission checks and audit). */
+  user: { username: string; role: 'admin' | 'read_only' };
+}
+
+export interface QueryPlanner {
+  plan(sql: string, options: PlanOptions): Promise<Plan>;
+}
