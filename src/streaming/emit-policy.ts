@@ -1,0 +1,85 @@
+import { err } from '../errors/tributary-error.ts';
+import type { EmitClause } from '../sql/ast/query.ts';
+import { intervalMillis, intervalOf, type WindowInterval } from './window-interval.ts';
+
+/** Proton's default periodic emit of a global aggregation: every 2 seconds. */
+export const DEFAULT_PERIODIC_MS = 2000;
+
+export type QueryShape = 'tail' | 'global' | 'window';
+
+/**
+ * When a streaming query emits, resolved from its EMIT clause and its shape as Proton 1.6 does
+ * (WatermarkStamperParams, streaming-sql-notes.md §1.6).
+ */
+export type EmitPolicy =
+  | { shape: 'tail'; changelog: boolean }
+  | {
+      shape: 'global';
+      /** Emit every `periodicMs` (skipped without new data), and/or on every batch with updates. */
+      periodicMs?: number;
+      onUpdate: boolean;
+      changelog: boolean;
+    }
+  | {
+      shape: 'window';
+      /** Delay subtracted from the max event time before it becomes the watermark. */
+      delay?: WindowInterval;
+      /** PERIODIC: emit open windows' intermediate results (and closed ones) at each tick. */
+      periodicMs?: number;
+      /** ON UPDATE: emit the changed groups of open windows after every batch. */
+      onUpdate: boolean;
+      /** TIMEOUT: close every open window after this long without new rows (processing time). */
+      timeoutMs?: number;
+      changelog: boolean;
+    };
+
+const incorrect = (detail: string) => err('INCORRECT_QUERY', { detail });
+
+/** Resolve the EMIT clause of a query of the given shape; refuses combinations Proton refuses. */
+export function resolveEmitPolicy(emit: EmitClause | undefined, shape: QueryShape): EmitPolicy {
+  const changelog = emit?.mode === 'CHANGELOG';
+  const periodic = emit?.periodic ? intervalOf(emit.periodic, 'EMIT PERIODIC') : undefined;
+  const delay = emit?.delay ? intervalOf(emit.delay, 'EMIT ... WITH DELAY') : undefined;
+  const timeout = emit?.timeout ? intervalOf(emit.timeout, 'EMIT TIMEOUT') : undefined;
+  const afterWatermark = emit?.afterWatermark ?? false;
+  const onUpdate = emit?.onUpdate ?? false;
+
+  if (periodic && delay) throw incorrect("Streaming doesn't support having both delay and periodic emit");
+  if (periodic && timeout) throw incorrect("Streaming doesn't support having both timeout and periodic emit");
+  for (const [i, what] of [
+    [periodic, 'PERIODIC'],
+    [timeout, 'TIMEOUT'],
+  ] as const) {
+    if (i && ['MONTH', 'QUARTER', 'YEAR'].includes(i.unit)) {
+      throw err('NOT_IMPLEMENTED', {
+        detail: `The maximum interval kind of streaming ${what.toLowerCase()} emit policy is day, but got ${i.unit.toLowerCase()}`,
+      });
+    }
+  }
+
+  switch (shape) {
+    case 'tail':
+      if (periodic || afterWatermark || onUpdate || delay || timeout) {
+        throw incorrect("Streaming tail mode doesn't support any watermark or periodic emit");
+      }
+      return { shape, changelog };
+    case 'global':
+      if (afterWatermark || delay) {
+        throw incorrect(
+          'Watermark emit is only supported in streaming queries with streaming window function',
+        );
+      }
+      if (!periodic && !onUpdate)
+        return { shape, periodicMs: DEFAULT_PERIODIC_MS, onUpdate: false, changelog };
+      return { shape, ...(periodic ? { periodicMs: intervalMillis(periodic) } : {}), onUpdate, changelog };
+    case 'window':
+      return {
+        shape,
+        ...(delay ? { delay } : {}),
+        ...(periodic ? { periodicMs: intervalMillis(periodic) } : {}),
+        ...(timeout ? { timeoutMs: intervalMillis(timeout) } : {}),
+        onUpdate,
+        changelog,
+      };
+  }
+}
