@@ -3,9 +3,9 @@
  * code, an HTTP status, the subsystem that raises it and a message template. `docs/errors.md` lists
  * the same entries; `test/unit/error-catalogue.test.ts` fails when the two drift apart.
  *
- * Codes below 2000 are ClickHouse/Proton engine codes, used where Tributary raises the error the
- * engine would raise for the same SQL (so clients that match on `code` see what Proton sends).
- * Codes 2000-2999 are Tributary's own.
+ * Codes below 3000 are ClickHouse/Proton engine codes (Proton's streaming codes are 2002-2533),
+ * used where Tributary raises the error the engine would raise for the same SQL, so clients that
+ * match on `code` see what Proton sends. Codes from 10000 are Tributary's own.
  */
 export type ErrorSystem = 'timeplusd' | 'appserver' | 'connector';
 
@@ -32,6 +32,13 @@ export const ERRORS = {
     system: 'timeplusd',
     message: 'Unknown identifier {name}{hint}',
   },
+  DUPLICATE_COLUMN: {
+    code: 15,
+    status: 400,
+    system: 'timeplusd',
+    message: 'Column {name} specified more than once',
+  },
+  UNKNOWN_SETTING: { code: 115, status: 400, system: 'timeplusd', message: 'Unknown setting {name}{hint}' },
   UNKNOWN_TYPE: { code: 50, status: 400, system: 'timeplusd', message: 'Unknown data type {name}{hint}' },
   UNKNOWN_STREAM: { code: 60, status: 404, system: 'timeplusd', message: "Stream {name} doesn't exist" },
   UNKNOWN_DATABASE: { code: 81, status: 404, system: 'timeplusd', message: "Database {name} doesn't exist" },
@@ -52,6 +59,10 @@ export const ERRORS = {
   INCORRECT_QUERY: { code: 80, status: 400, system: 'timeplusd', message: '{detail}' },
   ILLEGAL_COLUMN: { code: 44, status: 400, system: 'timeplusd', message: '{detail}' },
   UNEXPECTED_EXPRESSION: { code: 183, status: 400, system: 'timeplusd', message: '{detail}' },
+  WINDOW_COLUMN_NOT_REFERENCED: { code: 2002, status: 400, system: 'timeplusd', message: '{detail}' },
+  MISSING_GROUP_BY: { code: 2522, status: 400, system: 'timeplusd', message: '{detail}' },
+  INVALID_EMIT_MODE: { code: 2523, status: 400, system: 'timeplusd', message: '{detail}' },
+  MISSING_SESSION_KEY: { code: 2524, status: 400, system: 'timeplusd', message: '{detail}' },
   QUERY_CANCELED: { code: 394, status: 499, system: 'timeplusd', message: 'Query was canceled' },
   QUERY_TIMEOUT: {
     code: 159,
@@ -60,131 +71,172 @@ export const ERRORS = {
     message: 'Query exceeded its timeout of {timeout_ms} ms',
   },
 
-  // --- authentication and access (20xx) ---
-  AUTH_REQUIRED: { code: 2001, status: 401, system: 'appserver', message: 'Authentication required' },
+  // --- authentication and access (100xx) ---
+  AUTH_REQUIRED: { code: 10001, status: 401, system: 'appserver', message: 'Authentication required' },
   AUTH_FAILED: {
-    code: 2002,
+    code: 10002,
     status: 401,
     system: 'appserver',
     message: 'Invalid username, password or API key',
   },
   FORBIDDEN_READ_ONLY: {
-    code: 2003,
+    code: 10003,
     status: 403,
     system: 'appserver',
     message: 'User {user} has role read_only and may not {action}',
   },
-  USER_NOT_FOUND: { code: 2004, status: 404, system: 'appserver', message: 'User {name} does not exist' },
+  USER_NOT_FOUND: { code: 10004, status: 404, system: 'appserver', message: 'User {name} does not exist' },
   USER_ALREADY_EXISTS: {
-    code: 2005,
+    code: 10005,
     status: 409,
     system: 'appserver',
     message: 'User {name} already exists',
   },
   LAST_ADMIN: {
-    code: 2006,
+    code: 10006,
     status: 409,
     system: 'appserver',
     message: 'User {name} is the last admin and cannot be {action}',
   },
 
-  // --- requests (21xx) ---
-  INVALID_REQUEST: { code: 2101, status: 400, system: 'appserver', message: 'Invalid request: {detail}' },
-  INVALID_FIELD: { code: 2102, status: 400, system: 'appserver', message: 'Invalid field {field}: {detail}' },
-  ROUTE_NOT_FOUND: { code: 2103, status: 404, system: 'appserver', message: 'No route {method} {url}' },
+  // --- requests (101xx) ---
+  INVALID_REQUEST: { code: 10101, status: 400, system: 'appserver', message: 'Invalid request: {detail}' },
+  INVALID_FIELD: {
+    code: 10102,
+    status: 400,
+    system: 'appserver',
+    message: 'Invalid field {field}: {detail}',
+  },
+  ROUTE_NOT_FOUND: { code: 10103, status: 404, system: 'appserver', message: 'No route {method} {url}' },
   BODY_TOO_LARGE: {
-    code: 2104,
+    code: 10104,
     status: 413,
     system: 'appserver',
     message: 'Request body is larger than {limit} bytes',
   },
   UNSUPPORTED_MEDIA_TYPE: {
-    code: 2105,
+    code: 10105,
     status: 415,
     system: 'appserver',
     message: 'Unsupported Content-Type {type}',
   },
 
-  // --- resources (22xx) ---
+  // --- resources (102xx) ---
   RESOURCE_NOT_FOUND: {
-    code: 2201,
+    code: 10201,
     status: 404,
     system: 'appserver',
     message: '{kind} {name} does not exist',
   },
   RESOURCE_ALREADY_EXISTS: {
-    code: 2202,
+    code: 10202,
     status: 409,
     system: 'appserver',
     message: '{kind} {name} already exists',
   },
   RESOURCE_IN_USE: {
-    code: 2203,
+    code: 10203,
     status: 409,
     system: 'appserver',
     message: '{kind} {name} is used by {users}',
   },
 
-  // --- ingest (23xx) ---
+  // --- ingest (103xx) ---
   INGEST_MALFORMED: {
-    code: 2301,
+    code: 10301,
     status: 400,
     system: 'appserver',
     message: 'Malformed ingest body: {detail}',
   },
   INGEST_UNKNOWN_COLUMN: {
-    code: 2302,
+    code: 10302,
     status: 400,
     system: 'appserver',
-    message: 'Unknown column {column} for stream {stream}',
+    message: 'Unknown column {column} for stream {stream}{at}',
   },
   INGEST_BAD_VALUE: {
-    code: 2303,
+    code: 10303,
     status: 400,
     system: 'appserver',
     message: 'Row {row}, column {column}: {detail}',
   },
   INGEST_MISSING_COLUMN: {
-    code: 2304,
+    code: 10304,
     status: 400,
     system: 'appserver',
     message: 'Row {row}: required column {column} is missing',
   },
   INGEST_READ_ONLY_COLUMN: {
-    code: 2305,
+    code: 10305,
     status: 400,
     system: 'appserver',
     message: 'Column {column} of stream {stream} cannot be written ({detail})',
   },
+  INGEST_STREAM_FAILED: {
+    code: 10306,
+    status: 503,
+    system: 'appserver',
+    message: 'Stream {stream} cannot accept writes: {detail}',
+  },
 
-  // --- queries (24xx) ---
-  QUERY_NOT_FOUND: { code: 2401, status: 404, system: 'appserver', message: 'Query {id} does not exist' },
+  // --- queries (104xx) ---
+  QUERY_NOT_FOUND: { code: 10401, status: 404, system: 'appserver', message: 'Query {id} does not exist' },
   QUERY_STILL_RUNNING: {
-    code: 2402,
+    code: 10402,
     status: 409,
     system: 'appserver',
     message: 'Query {id} is running; cancel it before deleting it',
   },
-  WRONG_QUERY_TYPE: { code: 2403, status: 400, system: 'appserver', message: '{detail}' },
+  WRONG_QUERY_TYPE: { code: 10403, status: 400, system: 'appserver', message: '{detail}' },
 
-  // --- inputs, sources, sinks (26xx) ---
+  // --- inputs, sources, sinks (106xx) ---
   INPUT_PORT_IN_USE: {
-    code: 2601,
+    code: 10601,
     status: 409,
     system: 'connector',
     message: 'Cannot listen on {host}:{port}: {detail}',
   },
-  INPUT_BAD_TARGET: { code: 2602, status: 400, system: 'connector', message: '{detail}' },
+  INPUT_BAD_TARGET: { code: 10602, status: 400, system: 'connector', message: '{detail}' },
+  INPUT_UNKNOWN_TYPE: {
+    code: 10603,
+    status: 400,
+    system: 'connector',
+    message: 'Input {input}: unknown type {type}; supported types: {supported}',
+  },
+  INPUT_MISSING_SETTING: {
+    code: 10604,
+    status: 400,
+    system: 'connector',
+    message: 'Input {input}: setting {setting} is required',
+  },
+  INPUT_BAD_SETTING: {
+    code: 10605,
+    status: 400,
+    system: 'connector',
+    message: 'Input {input}: setting {setting} {detail}',
+  },
+  INPUT_UNKNOWN_SETTING: {
+    code: 10606,
+    status: 400,
+    system: 'connector',
+    message: 'Input {input}: unknown setting {setting}{hint}',
+  },
+  INPUT_LISTEN_FAILED: {
+    code: 10607,
+    status: 400,
+    system: 'connector',
+    message: 'Cannot listen on {host}:{port}: {detail}',
+  },
 
-  // --- engine and server (29xx) ---
+  // --- engine and server (109xx) ---
   ENGINE_UNAVAILABLE: {
-    code: 2901,
+    code: 10901,
     status: 503,
     system: 'timeplusd',
     message: 'The engine is unavailable: {detail}',
   },
-  ENGINE_ERROR: { code: 2902, status: 500, system: 'timeplusd', message: '{detail}' },
-  INTERNAL: { code: 2999, status: 500, system: 'appserver', message: 'Internal error: {detail}' },
+  ENGINE_ERROR: { code: 10902, status: 500, system: 'timeplusd', message: '{detail}' },
+  INTERNAL: { code: 10999, status: 500, system: 'appserver', message: 'Internal error: {detail}' },
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorName = keyof typeof ERRORS;

@@ -16,7 +16,7 @@ test('routes need credentials: 401 with WWW-Authenticate and the error body', as
   const r = await h.call('GET', '/v1beta2/users', { as: null });
   assert.equal(r.statusCode, 401);
   assert.match(String(r.headers['www-authenticate']), /^Basic realm=/);
-  assert.deepEqual(r.json(), { code: 2001, message: 'Authentication required', system: 'appserver' });
+  assert.deepEqual(r.json(), { code: 10001, message: 'Authentication required', system: 'appserver' });
 });
 
 test('wrong password, unknown user and malformed Basic all answer 401', async () => {
@@ -26,7 +26,7 @@ test('wrong password, unknown user and malformed Basic all answer 401', async ()
   ]) {
     const r = await h.call('GET', '/v1beta2/users', { as });
     assert.equal(r.statusCode, 401);
-    assert.equal(r.json().code, 2002);
+    assert.equal(r.json().code, 10002);
   }
   const r = await h.call('GET', '/v1beta2/users', { as: null, headers: { authorization: 'Basic !!!' } });
   assert.equal(r.statusCode, 401);
@@ -58,7 +58,7 @@ test('the first admin exists; list, create, get, update and delete users', async
   assert.equal(r.statusCode, 204);
   r = await h.call('GET', '/v1beta2/users/ops');
   assert.equal(r.statusCode, 404);
-  assert.equal(r.json().code, 2004);
+  assert.equal(r.json().code, 10004);
 });
 
 test('passwords are never returned', async () => {
@@ -78,7 +78,7 @@ test('bad bodies get 400 naming the field', async () => {
   for (const [body, field] of cases) {
     const r = await h.call('POST', '/v1beta2/users', { body });
     assert.equal(r.statusCode, 400, JSON.stringify(body));
-    assert.equal(r.json().code, 2102);
+    assert.equal(r.json().code, 10102);
     assert.match(r.json().message, new RegExp(`^Invalid field ${field}`), r.body);
   }
   const r = await h.call('POST', '/v1beta2/users', {
@@ -86,7 +86,7 @@ test('bad bodies get 400 naming the field', async () => {
     headers: { 'content-type': 'application/json' },
   });
   assert.equal(r.statusCode, 400);
-  assert.equal(r.json().code, 2101);
+  assert.equal(r.json().code, 10101);
   const p = await h.call('PATCH', '/v1beta2/users/admin', { body: {} });
   assert.equal(p.statusCode, 400);
 });
@@ -94,7 +94,7 @@ test('bad bodies get 400 naming the field', async () => {
 test('creating an existing user is a conflict; unknown users are 404', async () => {
   let r = await h.call('POST', '/v1beta2/users', { body: { username: 'admin', password: 'whatever-pw' } });
   assert.equal(r.statusCode, 409);
-  assert.equal(r.json().code, 2005);
+  assert.equal(r.json().code, 10005);
   r = await h.call('PATCH', '/v1beta2/users/ghost', { body: { role: 'admin' } });
   assert.equal(r.statusCode, 404);
   r = await h.call('DELETE', '/v1beta2/users/ghost');
@@ -104,7 +104,7 @@ test('creating an existing user is a conflict; unknown users are 404', async () 
 test('the last admin can be neither deleted nor demoted', async () => {
   let r = await h.call('DELETE', '/v1beta2/users/admin');
   assert.equal(r.statusCode, 409);
-  assert.equal(r.json().code, 2006);
+  assert.equal(r.json().code, 10006);
   r = await h.call('PATCH', '/v1beta2/users/admin', { body: { role: 'read_only' } });
   assert.equal(r.statusCode, 409);
 });
@@ -124,7 +124,7 @@ test('read_only may read but every mutation answers 403', async () => {
   for (const [method, path, body] of mutations) {
     r = await h.call(method, path, { as: reader, body });
     assert.equal(r.statusCode, 403, `${method} ${path}`);
-    assert.equal(r.json().code, 2003);
+    assert.equal(r.json().code, 10003);
     assert.equal(r.json().system, 'appserver');
   }
 });
@@ -178,7 +178,7 @@ test('workspace: get and update settings with audit fields', async () => {
 test('unknown routes and workspaces answer 404 with the error body', async () => {
   let r = await h.call('GET', '/v1beta2/nothing');
   assert.equal(r.statusCode, 404);
-  assert.equal(r.json().code, 2103);
+  assert.equal(r.json().code, 10103);
   r = await h.call('GET', '/other/api/info', { as: null });
   assert.equal(r.statusCode, 404);
 });
