@@ -1,0 +1,217 @@
+import type { Expr, FunctionCall } from '../ast/expression.ts';
+import {
+  isStreamingOnlyFunction,
+  type ResolvedFunction,
+  resolveFunctionName,
+  suggestFunctionName,
+} from './function-catalog.ts';
+import { PARAMETRIC_AGGREGATES } from './function-exceptions.ts';
+
+/**
+ * A Proton call mapped to the engine: the same call with the ClickHouse name and, for parametric
+ * aggregates, the trailing arguments moved to `params` (`quantile(x, 0.9)` -> `quantile(0.9)(x)`).
+ * Arguments stay Proton expressions; the translator translates them in turn.
+ */
+export type CallMapping =
+  | { readonly kind: 'call'; readonly call: FunctionCall; readonly aggregate: boolean }
+  /** A streaming-only function (lag, emit_version, date_diff_within, ...): the planner's business. */
+  | { readonly kind: 'streaming'; readonly name: string }
+  | { readonly kind: 'unknown'; readonly name: string; readonly suggestion?: string };
+
+/** Look-up for functions the static catalogue cannot know (user-defined functions). */
+export type ExtraFunctions = (
+  name: string,
+) => { readonly clickhouse: string; readonly aggregate?: boolean } | undefined;
+
+const num = (text: string, at: FunctionCall): Expr => ({ kind: 'Number', text, span: at.span });
+const str = (value: string, at: FunctionCall): Expr => ({ kind: 'String', value, span: at.span });
+const fn = (
+  name: string,
+  args: readonly Expr[],
+  at: FunctionCall,
+  params?: readonly Expr[],
+): FunctionCall => ({
+  kind: 'Function',
+  name,
+  args,
+  distinct: false,
+  ...(params ? { params } : {}),
+  span: at.span,
+});
+
+/** Extra leading arguments each combinator adds (If: the condition; ArgMin/ArgMax: the key). */
+const COMBINATOR_ARGS: Record<string, number> = { If: 1, ArgMin: 1, ArgMax: 1 };
+
+function isFalse(e: Expr | undefined): boolean {
+  return (
+    e !== undefined && ((e.kind === 'Bool' && !e.value) || (e.kind === 'Number' && Number(e.text) === 0))
+  );
+}
+
+/** Split trailing parameters off for parametric aggregates. */
+function parametric(
+  resolved: ResolvedFunction,
+  call: FunctionCall,
+): { args: readonly Expr[]; params?: readonly Expr[] } {
+  if (call.params) return { args: call.args, params: call.params };
+  const rule = Object.hasOwn(PARAMETRIC_AGGREGATES, resolved.base)
+    ? PARAMETRIC_AGGREGATES[resolved.base]
+    : undefined;
+  if (!rule) return { args: call.args };
+  if ('paramsFirst' in rule) {
+    if (call.args.length <= rule.paramsFirst) return { args: call.args };
+    return { params: call.args.slice(0, rule.paramsFirst), args: call.args.slice(rule.paramsFirst) };
+  }
+  const leading =
+    rule.args +
+    resolved.combinators.reduce(
+      (n, c) => n + (Object.hasOwn(COMBINATOR_ARGS, c) ? (COMBINATOR_ARGS[c] as number) : 0),
+      0,
+    );
+  if (call.args.length <= leading) return { args: call.args };
+  return { args: call.args.slice(0, leading), params: call.args.slice(leading) };
+}
+
+/** Proton aggregates without a ClickHouse counterpart of the same shape. */
+function special(lower: string, call: FunctionCall, combinators: string): CallMapping | undefined {
+  const a = call.args;
+  const plain = combinators === '';
+  switch (lower) {
+    case 'p90':
+    case 'p95':
+    case 'p99':
+      return {
+        kind: 'call',
+        call: fn(`quantile${combinators}`, a, call, [num(String(Number(lower.slice(1)) / 100), call)]),
+        aggregate: true,
+      };
+    case 'top_k':
+    case 'top_k_exact':
+    case 'top_k_weighted':
+    case 'top_k_exact_weighted': {
+      // top_k(x, k[, with_count[, load_factor | memory_limit]]) -> topK(k[, load_factor][, 'counts'])(x)
+      const weighted = lower.endsWith('_weighted');
+      const lead = weighted ? 2 : 1;
+      const [k, withCount, factor] = a.slice(lead);
+      const params: Expr[] = [k ?? num('10', call)];
+      const counts = withCount !== undefined && !isFalse(withCount);
+      if (counts || (factor && !lower.includes('exact')))
+        params.push(factor && !lower.includes('exact') ? factor : num('3', call));
+      if (counts) params.push(str('counts', call));
+      return {
+        kind: 'call',
+        call: fn(`${weighted ? 'topKWeighted' : 'topK'}${combinators}`, a.slice(0, lead), call, params),
+        aggregate: true,
+      };
+    }
+    case 'min_k':
+    case 'max_k': {
+      if (!plain) return undefined;
+      // min_k(x, k[, context...]): the k smallest x (with their context columns, as tuples).
+      const [x, k, ...context] = a;
+      if (!x || !k) return undefined;
+      const value: Expr = context.length ? { kind: 'Tuple', elements: [x, ...context], span: call.span } : x;
+      if (lower === 'min_k')
+        return { kind: 'call', call: fn('groupArraySorted', [value], call, [k]), aggregate: true };
+      const sorted = fn('arrayReverseSort', [fn('groupArray', [value], call)], call);
+      return { kind: 'call', call: fn('arraySlice', [sorted, num('1', call), k], call), aggregate: true };
+    }
+    case 'to_time': {
+      if (!plain) return undefined;
+      // to_time(s[, time_zone]) = parseDateTime64BestEffortUSOrZero(s, 3[, time_zone])
+      const [s, tz] = a;
+      if (!s) return undefined;
+      return {
+        kind: 'call',
+        call: fn(
+          'parseDateTime64BestEffortUSOrZero',
+          tz ? [s, num('3', call), tz] : [s, num('3', call)],
+          call,
+        ),
+        aggregate: false,
+      };
+    }
+    default:
+      return undefined;
+  }
+}
+
+const SPECIAL_BASES = [
+  'p90',
+  'p95',
+  'p99',
+  'top_k_exact_weighted',
+  'top_k_weighted',
+  'top_k_exact',
+  'top_k',
+  'min_k',
+  'max_k',
+  'to_time',
+];
+const SNAKE_COMBINATORS: Record<string, string> = {
+  if: 'If',
+  distinct: 'Distinct',
+  array: 'Array',
+  state: 'State',
+  merge: 'Merge',
+  or_null: 'OrNull',
+  or_default: 'OrDefault',
+  for_each: 'ForEach',
+  null: 'Null',
+  simple_state: 'SimpleState',
+  resample: 'Resample',
+  map: 'Map',
+};
+
+const SNAKE_COMBINATOR_KEYS = Object.keys(SNAKE_COMBINATORS).sort((x, y) => y.length - x.length);
+
+/** `p90_if` -> ['p90', 'If']; undefined when the name is not a special with combinators. */
+function splitSpecial(lower: string): [string, string] | undefined {
+  for (const base of SPECIAL_BASES) {
+    if (lower === base) return [base, ''];
+    if (!lower.startsWith(`${base}_`)) continue;
+    let rest = lower.slice(base.length + 1);
+    let suffix = '';
+    while (rest) {
+      const hit = SNAKE_COMBINATOR_KEYS.find((c) => rest === c || rest.startsWith(`${c}_`));
+      if (!hit) return undefined;
+      suffix += SNAKE_COMBINATORS[hit] as string;
+      rest = rest.slice(hit.length + 1);
+    }
+    return [base, suffix];
+  }
+  return undefined;
+}
+
+/** Map one Proton call to the engine (see CallMapping). */
+export function mapFunctionCall(call: FunctionCall, extra?: ExtraFunctions): CallMapping {
+  const lower = call.name.toLowerCase();
+  if (isStreamingOnlyFunction(lower)) return { kind: 'streaming', name: lower };
+  let mapped: CallMapping | undefined;
+  const split = splitSpecial(lower);
+  if (split && !call.params) mapped = special(split[0], call, split[1]);
+  if (!mapped) {
+    const resolved = resolveFunctionName(call.name);
+    if (resolved) {
+      const { args, params } = parametric(resolved, call);
+      mapped = {
+        kind: 'call',
+        call: { ...call, name: resolved.clickhouse, args, ...(params ? { params } : {}) },
+        aggregate: resolved.aggregate,
+      };
+    } else {
+      const udf = extra?.(call.name);
+      if (udf)
+        mapped = { kind: 'call', call: { ...call, name: udf.clickhouse }, aggregate: udf.aggregate ?? false };
+    }
+  }
+  if (!mapped) {
+    const suggestion = suggestFunctionName(call.name);
+    return { kind: 'unknown', name: call.name, ...(suggestion ? { suggestion } : {}) };
+  }
+  if (mapped.kind !== 'call' || !call.filter) return mapped;
+  // max(x) FILTER (WHERE c) -> maxIf(x, c)
+  const c = mapped.call;
+  const { filter: _f, ...rest } = c;
+  return { ...mapped, call: { ...rest, name: `${c.name}If`, args: [...c.args, call.filter] } };
+}

@@ -1,0 +1,169 @@
+/**
+ * The hand-written part of the Proton <-> ClickHouse function-name mapping: the renames that the
+ * mechanical rule (compare names lower-cased without underscores) cannot find
+ * (streaming-sql-notes.md §2.3-2.4). Keys are Proton names in lower case.
+ */
+
+/** Proton name -> ClickHouse name, for names that are not the same word in both dialects. */
+export const PROTON_RENAMES: Readonly<Record<string, string>> = {
+  // uniq family: Proton renamed uniq* to unique* (uniq, uniq_exact, uniq_hll12 also kept)
+  unique: 'uniq',
+  unique_exact: 'uniqExact',
+  unique_hll12: 'uniqHLL12',
+  unique_combined: 'uniqCombined',
+  unique_combined64: 'uniqCombined64',
+  unique_up_to: 'uniqUpTo',
+  // count(DISTINCT x) as a function; count_distinct_implementation defaults to unique_exact
+  count_distinct: 'uniqExact',
+  // constructors: array/map/tuple are type names in Proton
+  array_cast: 'array',
+  map_cast: 'map',
+  tuple_cast: 'tuple',
+  uuid: 'generateUUIDv4',
+  // aggregates
+  latest: 'anyLast',
+  earliest: 'any',
+  moving_sum: 'groupArrayMovingSum',
+  moving_avg: 'groupArrayMovingAvg',
+  // strings and dates
+  replace_regex: 'replaceRegexpAll',
+  replace_regexp: 'replaceRegexpAll',
+  from_unix_timestamp: 'fromUnixTimestamp',
+  from_unixtime: 'fromUnixTimestamp',
+  to_base64: 'base64Encode',
+  from_base64: 'base64Decode',
+  filesystem_unreserved: 'filesystemUnreserved',
+  // Proton conversion helpers (functions_for_type): integer and floating point of any input
+  to_int: 'toInt64',
+  to_float: 'toFloat64',
+  to_decimal: 'toDecimal64',
+  // casts
+  _cast: '_CAST',
+  __cast: '_CAST',
+  _accurate_cast: 'accurateCast',
+};
+
+/** ClickHouse name -> Proton name, where snake-casing the ClickHouse name gives the wrong word. */
+export const CLICKHOUSE_TO_PROTON: Readonly<Record<string, string>> = {
+  uniq: 'unique',
+  uniqExact: 'unique_exact',
+  uniqHLL12: 'unique_hll12',
+  uniqTheta: 'unique_theta',
+  uniqCombined: 'unique_combined',
+  uniqCombined64: 'unique_combined64',
+  uniqUpTo: 'unique_up_to',
+  generateUUIDv4: 'uuid',
+  array: 'array_cast',
+  map: 'map_cast',
+  tuple: 'tuple_cast',
+  replaceRegexpAll: 'replace_regexp_all',
+  replaceRegexpOne: 'replace_regexp_one',
+  parseDateTime64BestEffortUSOrZero: 'to_time',
+  toYYYYMM: 'to_YYYYMM',
+  toYYYYMMDD: 'to_YYYYMMDD',
+  toYYYYMMDDhhmmss: 'to_YYYYMMDDhhmmss',
+  quantileBFloat16: 'quantile_b_float16',
+  CAST: 'cast',
+  _CAST: '_cast',
+  accurateCast: '_accurate_cast',
+};
+
+/**
+ * Proton's streaming-only functions. They have no historical meaning the translator could give
+ * them; the streaming planner handles them (streaming-sql-notes.md §1.11).
+ */
+export const STREAMING_ONLY_FUNCTIONS: ReadonlySet<string> = new Set([
+  'lag',
+  'lags',
+  'lag_behind',
+  'date_diff_within',
+  'emit_version',
+  'earliest_ts',
+  'earliest_timestamp',
+]);
+
+/** Proton table functions with streaming meaning (FROM position). */
+export const STREAMING_TABLE_FUNCTIONS: ReadonlySet<string> = new Set([
+  'table',
+  'tumble',
+  'hop',
+  'session',
+  'dedup',
+  'changelog',
+]);
+
+/** Proton aggregates with no ClickHouse name, rewritten to ClickHouse calls by function-calls.ts. */
+export const PROTON_SPECIAL_AGGREGATES: ReadonlySet<string> = new Set([
+  'p90',
+  'p95',
+  'p99',
+  'top_k',
+  'top_k_exact',
+  'top_k_weighted',
+  'top_k_exact_weighted',
+  'min_k',
+  'max_k',
+]);
+
+/** Proton scalar functions rewritten with different arguments. */
+export const PROTON_SPECIAL_FUNCTIONS: ReadonlySet<string> = new Set(['to_time']);
+
+/**
+ * Parametric aggregates (ClickHouse `f(params)(args)`), which Proton writes with the parameters
+ * as trailing arguments: `quantile(x, 0.9)` -> `quantile(0.9)(x)`. The value is the number of
+ * leading arguments that stay arguments; any further ones become parameters. `paramsFirst`
+ * marks the regression aggregates whose first arguments are the parameters.
+ */
+export const PARAMETRIC_AGGREGATES: Readonly<
+  Record<string, { readonly args: number } | { readonly paramsFirst: number }>
+> = {
+  quantile: { args: 1 },
+  quantileExact: { args: 1 },
+  quantileExactLow: { args: 1 },
+  quantileExactHigh: { args: 1 },
+  quantileExactExclusive: { args: 1 },
+  quantileExactInclusive: { args: 1 },
+  quantileTDigest: { args: 1 },
+  quantileTiming: { args: 1 },
+  quantileBFloat16: { args: 1 },
+  quantileDD: { args: 1 },
+  quantileGK: { args: 1 },
+  quantileDeterministic: { args: 2 },
+  quantileExactWeighted: { args: 2 },
+  quantileExactWeightedInterpolated: { args: 2 },
+  quantileInterpolatedWeighted: { args: 2 },
+  quantileTDigestWeighted: { args: 2 },
+  quantileTimingWeighted: { args: 2 },
+  quantileBFloat16Weighted: { args: 2 },
+  quantiles: { args: 1 },
+  quantilesExact: { args: 1 },
+  quantilesExactLow: { args: 1 },
+  quantilesExactHigh: { args: 1 },
+  quantilesExactExclusive: { args: 1 },
+  quantilesExactInclusive: { args: 1 },
+  quantilesTDigest: { args: 1 },
+  quantilesTiming: { args: 1 },
+  quantilesBFloat16: { args: 1 },
+  quantilesDD: { args: 1 },
+  quantilesGK: { args: 1 },
+  quantilesDeterministic: { args: 2 },
+  quantilesExactWeighted: { args: 2 },
+  quantilesTDigestWeighted: { args: 2 },
+  quantilesTimingWeighted: { args: 2 },
+  quantilesBFloat16Weighted: { args: 2 },
+  topK: { args: 1 },
+  topKWeighted: { args: 2 },
+  groupUniqArray: { args: 1 },
+  groupArray: { args: 1 },
+  groupArrayLast: { args: 1 },
+  groupArraySample: { args: 1 },
+  groupArraySorted: { args: 1 },
+  groupArrayMovingSum: { args: 1 },
+  groupArrayMovingAvg: { args: 1 },
+  histogram: { args: 1 },
+  uniqUpTo: { args: 1 },
+  approx_top_k: { args: 1 },
+  approx_top_sum: { args: 2 },
+  stochasticLinearRegression: { paramsFirst: 4 },
+  stochasticLogisticRegression: { paramsFirst: 4 },
+};

@@ -1,0 +1,497 @@
+import { distance } from 'fastest-levenshtein';
+import { err } from '../../errors/tributary-error.ts';
+import type { Asterisk, Expr, FunctionCall, IntervalExpr, JsonAccess } from '../ast/expression.ts';
+import type { FromItem, Query, SelectQuery, UnionQuery } from '../ast/query.ts';
+import { mapFunctionCall } from '../names/function-calls.ts';
+import {
+  isStreamingTableFunction,
+  resolveTableFunctionName,
+  suggestFunctionName,
+} from '../names/function-catalog.ts';
+import { PREC, precedenceOf } from '../printer/print-expression.ts';
+import { StatementPrinter } from '../printer/print-statement.ts';
+import { backtick, Layout, quoteIdentifier, quoteString } from '../printer/sql-text.ts';
+import { type DataType, printDataType, TypeSyntaxError } from '../types/data-type.ts';
+import { PROTON_TYPE_NAMES, toClickHouseType, UnknownTypeError } from '../types/proton-types.ts';
+import { protonColumnName } from './column-names.ts';
+import { isProtonQuerySetting } from './proton-settings.ts';
+import type { ResolvedTable, TableResolver } from './resolver.ts';
+import { dedupSql, hopSql, splitWindowArgs, tumbleSql, type WindowSql } from './window-sources.ts';
+
+export interface TranslateOptions {
+  readonly resolver: TableResolver;
+  /**
+   * Streaming-only functions (lag, emit_version, date_diff_within, earliest_ts, ...). The
+   * streaming planner supplies their ClickHouse form; without a hook they raise NOT_IMPLEMENTED.
+   */
+  readonly streamingFunction?: (call: FunctionCall, translate: (e: Expr) => string) => string;
+  /** Alias computed select items with their Proton column names (default true). */
+  readonly protonColumnNames?: boolean;
+}
+
+/** Operator forms that get parentheses whenever they are an operand, so the engine's own precedence never matters. */
+const OPERATORS = new Set(['Binary', 'Unary', 'Between', 'IsNull', 'Ternary', 'Lambda']);
+
+const CAST_FUNCTIONS = new Set([
+  'CAST',
+  '_CAST',
+  'accurateCast',
+  'accurateCastOrNull',
+  'accurateCastOrDefault',
+]);
+
+/** A source of the current SELECT, as far as `*` expansion needs to know it. */
+interface Source {
+  readonly alias: string;
+  readonly hidden: readonly string[];
+}
+
+/**
+ * Prints Proton AST as ClickHouse SQL with historical semantics (see translate.ts). One instance
+ * per translation: it keeps the CTE scope and the sources of the SELECT being printed.
+ */
+export class ClickHousePrinter extends StatementPrinter {
+  private readonly cteScopes: Set<string>[] = [];
+  private readonly sourceScopes: Source[][] = [];
+  private viewDepth = 0;
+
+  constructor(private readonly options: TranslateOptions) {
+    super();
+  }
+
+  // --- expressions ---
+
+  override expr(e: Expr, min: number = PREC.lambda, layout: Layout = new Layout(false)): string {
+    const text = this.exprText(e, layout);
+    if (min > PREC.lambda && OPERATORS.has(e.kind)) return `(${text})`;
+    return precedenceOf(e) < min ? `(${text})` : text;
+  }
+
+  protected override exprText(e: Expr, layout: Layout): string {
+    switch (e.kind) {
+      case 'Tuple':
+        return e.elements.length === 1
+          ? `tuple(${this.item(e.elements[0] as Expr, layout)})`
+          : super.exprText(e, layout);
+      case 'Map':
+        return `map(${e.entries.map((x) => `${this.expr(x.key, PREC.lambda, layout)}, ${this.expr(x.value, PREC.lambda, layout)}`).join(', ')})`;
+      case 'Range':
+        throw err('BAD_ARGUMENTS', {
+          detail: 'A range such as [a, b) is only valid as the start/end condition of session()',
+        });
+      case 'Cast':
+        return `CAST(${this.expr(e.expr, PREC.lambda, layout)} AS ${this.dataType(e.type)})`;
+      default:
+        return super.exprText(e, layout);
+    }
+  }
+
+  override dataType(t: DataType): string {
+    try {
+      return toClickHouseType(printDataType(t));
+    } catch (e) {
+      if (e instanceof UnknownTypeError) throw unknownType(e.typeName);
+      throw e;
+    }
+  }
+
+  protected override interval(e: IntervalExpr, layout: Layout): string {
+    return `INTERVAL ${this.expr(e.value, PREC.unary, layout)} ${e.unit}`;
+  }
+
+  protected override jsonAccess(e: JsonAccess, layout: Layout): string {
+    return `JSON_VALUE(${this.expr(e.object, PREC.lambda, layout)}, ${quoteString(`$.${e.path}`)})`;
+  }
+
+  protected override functionCall(f: FunctionCall, layout: Layout): string {
+    const resolveFunction = this.options.resolver.resolveFunction?.bind(this.options.resolver);
+    const m = mapFunctionCall(f, resolveFunction);
+    if (m.kind === 'streaming') {
+      if (this.options.streamingFunction)
+        return this.options.streamingFunction(f, (e) => this.expr(e, PREC.lambda, layout));
+      throw err('NOT_IMPLEMENTED', { detail: `Function ${f.name} is only supported in streaming queries` });
+    }
+    if (m.kind === 'unknown') {
+      throw err('UNKNOWN_FUNCTION', {
+        name: m.name,
+        hint: m.suggestion ? `. Maybe you meant: ${m.suggestion}` : '',
+      });
+    }
+    let call = m.call;
+    if (CAST_FUNCTIONS.has(call.name) && call.args[1]?.kind === 'String') {
+      const typeArg = call.args[1];
+      const type = this.typeString(typeArg.value);
+      call = { ...call, args: [call.args[0] as Expr, { ...typeArg, value: type }, ...call.args.slice(2)] };
+    }
+    return super.functionCall(call, layout);
+  }
+
+  private typeString(text: string): string {
+    try {
+      return toClickHouseType(text);
+    } catch (e) {
+      if (e instanceof UnknownTypeError) throw unknownType(e.typeName);
+      if (e instanceof TypeSyntaxError) return text;
+      throw e;
+    }
+  }
+
+  /** `*` of a source with hidden storage columns (e.g. `_tp_sn`) becomes `* EXCEPT (...)`. */
+  private asterisk(a: Asterisk): string {
+    const sources = this.sourceScopes[this.sourceScopes.length - 1] ?? [];
+    const except = (hidden: readonly string[]) => {
+      const all = [...new Set([...hidden, ...(a.except ?? [])])];
+      return all.length
+        ? ` EXCEPT (${all.map((n) => n.split('.').map(quoteIdentifier).join('.')).join(', ')})`
+        : '';
+    };
+    if (a.qualifier) {
+      const q = a.qualifier.join('.');
+      const src = sources.find((s) => s.alias === q || s.alias === a.qualifier?.[a.qualifier.length - 1]);
+      return `${a.qualifier.map(quoteIdentifier).join('.')}.*${except(src?.hidden ?? [])}`;
+    }
+    if (sources.length <= 1) return `*${except(sources[0]?.hidden ?? [])}`;
+    if (!sources.some((s) => s.hidden.length)) return `*${except([])}`;
+    return sources.map((s) => `${quoteIdentifier(s.alias)}.*${except(s.hidden)}`).join(', ');
+  }
+
+  // --- queries ---
+
+  protected override union(u: UnionQuery, layout: Layout): string {
+    const { format: _f, ...rest } = u;
+    return super.union(rest, layout);
+  }
+
+  protected override select(q: SelectQuery, layout: Layout): string {
+    const ctes = new Set(q.with?.filter((w) => w.kind === 'Cte').map((w) => w.name) ?? []);
+    this.cteScopes.push(ctes);
+    this.sourceScopes.push(q.from ? this.sourcesOf(q.from) : []);
+    try {
+      const settings = q.settings?.filter((s) => !isProtonQuerySetting(s.name));
+      // FORMAT is the caller's business (the engine call takes the output format as an option).
+      const { emit: _e, partitionBy: _p, shuffleBy: _s, settings: _x, format: _f, ...rest } = q;
+      const historical: SelectQuery = { ...rest, ...(settings?.length ? { settings } : {}) };
+      return super.select(historical, layout);
+    } finally {
+      this.cteScopes.pop();
+      this.sourceScopes.pop();
+    }
+  }
+
+  /** Computed select items get their Proton column name as alias (`toString(x) AS \`to_string(x)\``). */
+  protected override selectList(q: SelectQuery, layout: Layout): string {
+    if (this.options.protonColumnNames === false) {
+      return q.columns
+        .map((c) => (c.kind === 'Asterisk' ? this.asterisk(c) : this.item(c, layout)))
+        .join(', ');
+    }
+    const used = new Map<string, string>();
+    return q.columns
+      .map((c) => {
+        if (c.kind === 'Asterisk') return this.asterisk(c);
+        const text = this.item(c, layout);
+        if (c.kind === 'Alias' || c.kind === 'Identifier' || c.kind === 'Columns') return text;
+        const name = protonColumnName(c);
+        const previous = used.get(name);
+        if (name === text || (previous !== undefined && previous !== text)) return text;
+        used.set(name, text);
+        return `${text} AS ${backtick(name)}`;
+      })
+      .join(', ');
+  }
+
+  private inCte(name: string): boolean {
+    return this.cteScopes.some((s) => s.has(name));
+  }
+
+  private resolve(database: string | undefined, name: string): ResolvedTable {
+    const r = this.options.resolver.resolve(database, name);
+    if (!r) throw err('UNKNOWN_STREAM', { name: database !== undefined ? `${database}.${name}` : name });
+    return r;
+  }
+
+  /** The sources a SELECT reads, with the storage columns `*` must not show. */
+  private sourcesOf(item: FromItem): Source[] {
+    switch (item.kind) {
+      case 'Join':
+        return [...this.sourcesOf(item.left), ...this.sourcesOf(item.right)];
+      case 'ArrayJoin':
+        return this.sourcesOf(item.left);
+      case 'Table': {
+        const alias = item.alias ?? item.name;
+        if (item.database === undefined && this.inCte(item.name)) return [{ alias, hidden: [] }];
+        const r = this.options.resolver.resolve(item.database, item.name);
+        return [{ alias, hidden: r?.kind === 'view' ? [] : (r?.hiddenColumns ?? []) }];
+      }
+      case 'TableFunction': {
+        const alias = item.alias ?? this.defaultAlias(item.args[0]) ?? item.name;
+        const [arg] = item.args;
+        if (
+          item.name.toLowerCase() === 'table' &&
+          item.args.length === 1 &&
+          arg?.kind === 'Identifier' &&
+          arg.parts.length <= 2
+        ) {
+          const [db, name] =
+            arg.parts.length === 2
+              ? [arg.parts[0], arg.parts[1] as string]
+              : [undefined, arg.parts[0] as string];
+          if (db === undefined && this.inCte(name)) return [{ alias, hidden: [] }];
+          const r = this.options.resolver.resolve(db, name);
+          return [{ alias, hidden: r?.kind === 'view' ? [] : (r?.hiddenColumns ?? []) }];
+        }
+        return [{ alias, hidden: [] }];
+      }
+      case 'SubqueryTable':
+        return [{ alias: item.alias ?? '', hidden: [] }];
+    }
+  }
+
+  private defaultAlias(source: Expr | undefined): string | undefined {
+    if (!source) return undefined;
+    if (source.kind === 'Identifier') return source.parts[source.parts.length - 1];
+    if (source.kind === 'Function' && source.args[0]) return this.defaultAlias(source.args[0]);
+    return undefined;
+  }
+
+  /**
+   * Proton's LATEST JOIN (each left row meets the newest matching right row) has no engine form.
+   * Historically the right side is cut to its newest row per join key
+   * (`ORDER BY _tp_time DESC LIMIT 1 BY keys`) and joined normally. When the keys cannot be told
+   * apart from the ON clause, it falls back to an ANY join (one arbitrary match).
+   */
+  protected override joinHead(j: FromItem & { kind: 'Join' }): string {
+    if (j.strictness !== 'LATEST') return super.joinHead(j);
+    const { strictness: _s, ...rest } = j;
+    return super.joinHead(this.latestKeys(j) ? rest : { ...j, strictness: 'ANY' });
+  }
+
+  protected override joinRight(item: FromItem, layout: Layout, join?: FromItem & { kind: 'Join' }): string {
+    const keys = join?.strictness === 'LATEST' ? this.latestKeys(join) : undefined;
+    if (!keys || (item.kind !== 'Table' && item.kind !== 'TableFunction'))
+      return super.joinRight(item, layout);
+    const alias = this.itemAlias(item) as string;
+    const inner = this.fromItem({ ...item, alias }, layout.inner);
+    return `(SELECT * FROM ${inner} ORDER BY _tp_time DESC LIMIT 1 BY ${keys.map(quoteIdentifier).join(', ')}) AS ${quoteIdentifier(alias)}`;
+  }
+
+  private itemAlias(item: FromItem): string | undefined {
+    if (item.kind === 'Table') return item.alias ?? item.name;
+    if (item.kind === 'TableFunction') return item.alias ?? this.defaultAlias(item.args[0]) ?? item.name;
+    return undefined;
+  }
+
+  /** Right-side key columns of a LATEST join: `l.k = r.k` conjuncts where one side is qualified by the right alias. */
+  private latestKeys(j: FromItem & { kind: 'Join' }): string[] | undefined {
+    const alias = this.itemAlias(j.right);
+    if (alias === undefined || !j.on) return undefined;
+    const keys: string[] = [];
+    const visit = (e: Expr): void => {
+      if (e.kind === 'Binary' && e.op === 'AND') {
+        visit(e.left);
+        visit(e.right);
+      } else if (e.kind === 'Binary' && e.op === '=') {
+        for (const side of [e.left, e.right]) {
+          if (side.kind === 'Identifier' && side.parts.length === 2 && side.parts[0] === alias)
+            keys.push(side.parts[1] as string);
+        }
+      }
+    };
+    visit(j.on);
+    return keys.length ? keys : undefined;
+  }
+
+  override fromItem(item: FromItem, layout: Layout): string {
+    switch (item.kind) {
+      case 'Table': {
+        const alias = item.alias ?? item.name;
+        if (item.database === undefined && this.inCte(item.name)) {
+          return `${quoteIdentifier(item.name)}${item.alias ? ` AS ${quoteIdentifier(item.alias)}` : ''}`;
+        }
+        return `${this.tableSource(item.database, item.name, layout)}${item.final ? ' FINAL' : ''} AS ${quoteIdentifier(alias)}`;
+      }
+      case 'TableFunction':
+        return this.tableFunction(item.name, item.args, item.alias, layout);
+      case 'SubqueryTable':
+        return `(${layout.brOpen}${this.query(item.query, layout.inner)}${layout.brClose})${item.alias ? ` AS ${quoteIdentifier(item.alias)}` : ''}`;
+      default:
+        return super.fromItem(item, layout);
+    }
+  }
+
+  /** A resolved name as it goes in FROM: the engine table, a subquery, or the expanded view. */
+  private tableSource(database: string | undefined, name: string, layout: Layout): string {
+    const r = this.resolve(database, name);
+    if (r.kind === 'view' && r.viewQuery) {
+      if (this.viewDepth > 16)
+        throw err('INCORRECT_QUERY', { detail: `View ${name} refers to itself (views nested too deeply)` });
+      this.viewDepth++;
+      try {
+        return `(${this.query(r.viewQuery, layout.inner)})`;
+      } finally {
+        this.viewDepth--;
+      }
+    }
+    return r.engineSql;
+  }
+
+  /** A stream argument of a table function (`s`, `db.s`, `table(s)`, `(SELECT ...)`, `dedup(s, k)`). */
+  private sourceArg(e: Expr, layout: Layout): { sql: string; star: string } {
+    if (e.kind === 'Identifier' && e.parts.length <= 2) {
+      const [db, name] =
+        e.parts.length === 2 ? [e.parts[0], e.parts[1] as string] : [undefined, e.parts[0] as string];
+      if (db === undefined && this.inCte(name)) return { sql: quoteIdentifier(name), star: '*' };
+      const r = this.resolve(db, name);
+      const hidden = r.kind === 'view' ? [] : (r.hiddenColumns ?? []);
+      const sql = this.tableSource(db, name, layout);
+      return { sql, star: hidden.length ? `* EXCEPT (${hidden.map(quoteIdentifier).join(', ')})` : '*' };
+    }
+    if (e.kind === 'Subquery') return { sql: `(${this.query(e.query, layout.inner)})`, star: '*' };
+    if (e.kind === 'Function') {
+      const lower = e.name.toLowerCase();
+      if (lower === 'table') {
+        const [inner] = e.args;
+        if (!inner || e.args.length !== 1)
+          throw err('BAD_ARGUMENTS', { detail: 'table() takes exactly one stream' });
+        return this.sourceArg(inner, layout);
+      }
+      return { sql: this.tableFunctionSql(e.name, e.args, layout), star: '*' };
+    }
+    throw err('BAD_ARGUMENTS', {
+      detail: `Expected a stream, a view or a subquery as the source, got ${this.expr(e)}`,
+    });
+  }
+
+  private tableFunction(
+    name: string,
+    args: readonly Expr[],
+    alias: string | undefined,
+    layout: Layout,
+  ): string {
+    const lower = name.toLowerCase();
+    const as = alias ?? this.defaultAlias(args[0]);
+    const suffix = as !== undefined ? ` AS ${quoteIdentifier(as)}` : '';
+    if (lower === 'table') {
+      const [inner] = args;
+      if (!inner || args.length !== 1)
+        throw err('BAD_ARGUMENTS', { detail: 'table() takes exactly one stream' });
+      // table(s) reads what s reads historically; `*` hides the same storage columns.
+      if (inner.kind === 'Identifier' && inner.parts.length <= 2) {
+        const [db, n] =
+          inner.parts.length === 2
+            ? [inner.parts[0], inner.parts[1] as string]
+            : [undefined, inner.parts[0] as string];
+        return this.fromItem(
+          {
+            kind: 'Table',
+            ...(db !== undefined ? { database: db } : {}),
+            name: n,
+            ...(as !== undefined ? { alias: as } : {}),
+            span: inner.span,
+          },
+          layout,
+        );
+      }
+      const src = this.sourceArg(inner, layout);
+      if (src.star !== '*') return `(SELECT ${src.star} FROM ${src.sql})${suffix}`;
+      return `${src.sql}${suffix}`;
+    }
+    return `${this.tableFunctionSql(name, args, layout)}${suffix}`;
+  }
+
+  /** A table function as FROM text, without alias (also used for INSERT INTO FUNCTION). */
+  tableFunctionSql(name: string, args: readonly Expr[], layout: Layout): string {
+    const lower = name.toLowerCase();
+    const x = (e: Expr) => this.expr(e, PREC.lambda, layout);
+    if (isStreamingTableFunction(lower)) {
+      switch (lower) {
+        case 'table': {
+          const [inner] = args;
+          if (!inner || args.length !== 1)
+            throw err('BAD_ARGUMENTS', { detail: 'table() takes exactly one stream' });
+          const src = this.sourceArg(inner, layout);
+          return src.star === '*' ? src.sql : `(SELECT ${src.star} FROM ${src.sql})`;
+        }
+        case 'tumble': {
+          const a = splitWindowArgs('tumble', args, 1);
+          const src = this.sourceArg(a.source, layout);
+          const w = this.windowSql(src, a.timeColumn, a.rest[0], layout);
+          return tumbleSql(w, x(a.intervals[0] as Expr));
+        }
+        case 'hop': {
+          const a = splitWindowArgs('hop', args, 2);
+          const [slide, size] = a.intervals;
+          if (!slide || !size || slide.kind !== 'Interval' || size.kind !== 'Interval') {
+            throw err('BAD_ARGUMENTS', {
+              detail: 'hop() needs a slide and a size interval, e.g. hop(s, ts, 1s, 5s)',
+            });
+          }
+          const src = this.sourceArg(a.source, layout);
+          const w = this.windowSql(src, a.timeColumn, a.rest[0], layout);
+          return hopSql(w, slide, size, x(slide), x(size));
+        }
+        case 'dedup': {
+          const [source, ...rest] = args;
+          if (!source) throw err('BAD_ARGUMENTS', { detail: 'dedup() needs a source stream' });
+          const keys = rest.filter((k) => k.kind !== 'Interval' && k.kind !== 'Number');
+          if (!keys.length) throw err('BAD_ARGUMENTS', { detail: 'dedup() needs at least one key column' });
+          const src = this.sourceArg(source, layout);
+          return dedupSql({ source: src.sql, star: src.star }, keys.map(x));
+        }
+        case 'session':
+          throw err('NOT_IMPLEMENTED', {
+            detail:
+              'session() windows are only supported in streaming queries; a historical (table) session window is not implemented',
+          });
+        case 'changelog':
+          throw err('NOT_IMPLEMENTED', { detail: 'changelog() is only supported in streaming queries' });
+      }
+    }
+    const engineName = resolveTableFunctionName(name);
+    if (!engineName) {
+      const hint = suggestTableFunction(name);
+      throw err('UNKNOWN_FUNCTION', { name, hint: hint ? `. Maybe you meant: ${hint}` : '' });
+    }
+    return `${engineName}(${this.list(args, layout)})`;
+  }
+
+  private windowSql(
+    src: { sql: string; star: string },
+    timeColumn: Expr | undefined,
+    tz: Expr | undefined,
+    layout: Layout,
+  ): WindowSql {
+    const timeSql = timeColumn ? this.expr(timeColumn, PREC.lambda, layout) : '_tp_time';
+    return {
+      source: src.sql,
+      star: src.star,
+      timeColumn: timeSql,
+      ...(tz ? { timeZone: this.expr(tz, PREC.lambda, layout) } : {}),
+    };
+  }
+
+  /** A whole query, one line. */
+  translateQuery(q: Query): string {
+    return this.query(q, new Layout(false));
+  }
+}
+
+function unknownType(name: string) {
+  let best: string | undefined;
+  let bestD = Number.POSITIVE_INFINITY;
+  for (const candidate of PROTON_TYPE_NAMES) {
+    const d = distance(name.toLowerCase(), candidate);
+    if (d < bestD) {
+      bestD = d;
+      best = candidate;
+    }
+  }
+  return err('UNKNOWN_TYPE', { name, hint: best && bestD <= 3 ? `. Maybe you meant: ${best}` : '' });
+}
+
+function suggestTableFunction(name: string): string | undefined {
+  const s = ['table', 'tumble', 'hop', 'session', 'dedup', 'changelog'].find(
+    (n) => distance(n, name.toLowerCase()) <= 2,
+  );
+  return s ?? suggestFunctionName(name);
+}

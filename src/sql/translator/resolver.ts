@@ -1,0 +1,69 @@
+import type { Query } from '../ast/query.ts';
+
+/**
+ * The translator's view of the catalogue, injected by the caller (src/sql imports no catalog
+ * code). `resolve` answers what a name in FROM (or INSERT INTO) refers to.
+ */
+export interface TableResolver {
+  /**
+   * Resolve `[db.]name`. `db` is undefined when the query did not qualify the name; the resolver
+   * applies its current database. Return undefined when nothing has that name
+   * (the translator then raises UNKNOWN_STREAM, code 60).
+   */
+  resolve(db: string | undefined, name: string): ResolvedTable | undefined;
+  /** Optional: user-defined functions (remote / JavaScript UDFs) by name. */
+  resolveFunction?(name: string): { readonly clickhouse: string; readonly aggregate?: boolean } | undefined;
+}
+
+export type ResolvedKind =
+  | 'stream'
+  | 'view'
+  | 'materialized_view'
+  | 'external_table'
+  | 'external_stream'
+  | 'engine_table';
+
+export interface ResolvedColumn {
+  readonly name: string;
+  /** Proton type name (`datetime64(3, 'UTC')`) or ClickHouse type name; either is accepted. */
+  readonly type: string;
+}
+
+export interface ResolvedTable {
+  readonly kind: ResolvedKind;
+  /** The database the name resolved in (for analysis results). */
+  readonly database?: string;
+  /** The resource's own name (for analysis results); defaults to the name looked up. */
+  readonly name?: string;
+  /**
+   * What to put in FROM for a historical read: a table name ("`default`.`clicks`") or a
+   * parenthesised subquery ("(SELECT ... FROM ...)", e.g. the latest row per key of a
+   * versioned_kv stream). Not used for `view` (its `viewQuery` is expanded inline).
+   */
+  readonly engineSql: string;
+  /** Where INSERT writes, if different from `engineSql` (required when engineSql is a subquery). */
+  readonly insertSql?: string;
+  /** Columns in order, if known (analysis fills required_columns/result_columns from them). */
+  readonly columns?: readonly ResolvedColumn[];
+  /**
+   * Storage columns that `SELECT *` must not show (e.g. `_tp_sn`, `_tp_delta` of an append
+   * stream's table): `*` over this source becomes `* EXCEPT (...)`. Naming them explicitly still works.
+   */
+  readonly hiddenColumns?: readonly string[];
+  /** For views: the view's SELECT, expanded inline where the view is used. */
+  readonly viewQuery?: Query;
+  /** True when the data is bounded even in a streaming query (e.g. a view defined over table()). */
+  readonly bounded?: boolean;
+}
+
+/** A resolver over a fixed map `db.name` / `name` -> table; handy in tests and tools. */
+export function mapResolver(
+  tables: Readonly<Record<string, ResolvedTable>>,
+  defaultDatabase = 'default',
+): TableResolver {
+  return {
+    resolve(db, name) {
+      return tables[`${db ?? defaultDatabase}.${name}`] ?? (db === undefined ? tables[name] : undefined);
+    },
+  };
+}
