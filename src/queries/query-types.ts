@@ -1,4 +1,5 @@
 import type { Actor } from '../catalog/audit.ts';
+import type { Analysis as QueryAnalysis } from '../sql/analyzer/analyze.ts';
 
 /** A result column: name and Proton type name. */
 export interface ResultColumn {
@@ -9,19 +10,7 @@ export interface ResultColumn {
 export type QueryStatus = 'running' | 'finished' | 'canceled' | 'failed';
 
 /** The Analysis shape (SQLAnalyzeResult of the contract). */
-export interface QueryAnalysis {
-  group_by_columns: string[];
-  has_aggr: boolean;
-  has_subquery: boolean;
-  has_table_join: boolean;
-  has_union: boolean;
-  is_streaming: boolean;
-  original_query: string;
-  query_type: string;
-  required_columns: unknown[];
-  result_columns: unknown[];
-  rewritten_query: string;
-}
+export type { Analysis as QueryAnalysis } from '../sql/analyzer/analyze.ts';
 
 export interface QueryError {
   code: number;

@@ -1,0 +1,89 @@
+import type { Catalog } from '../catalog/catalog.ts';
+import type { Engine } from '../engine/engine.ts';
+import { SqlQueryPlanner } from '../queries/sql-planner.ts';
+import { insertHandler } from '../queries/statements/insert-statement.ts';
+import { selectHandler } from '../queries/statements/select-statement.ts';
+import {
+  describeHandler,
+  showCreateStreamHandler,
+  showDatabasesHandler,
+  showStreamsHandler,
+} from '../queries/statements/show-statements.ts';
+import {
+  alterStreamHandler,
+  createDatabaseHandler,
+  createStreamHandler,
+  dropDatabaseHandler,
+  dropStreamHandler,
+} from '../queries/statements/stream-statements.ts';
+import { SubDispatch } from '../queries/statements/sub-dispatch.ts';
+import type { DropStatement, ShowCreateStatement, ShowStatement } from '../sql/ast/statement.ts';
+import type { StreamStore } from '../stream/stream-store.ts';
+import { CatalogResolver } from '../streaming/catalog-resolver.ts';
+import { storeRanges } from '../streaming/store-ranges.ts';
+
+export interface PlannerDeps {
+  engine: Engine;
+  catalog: Catalog;
+  streams: StreamStore;
+}
+
+/** The statement families shared by several owners; each owner registers its part. */
+export interface PlannerDispatch {
+  drop: SubDispatch<DropStatement>;
+  show: SubDispatch<ShowStatement>;
+  showCreate: SubDispatch<ShowCreateStatement>;
+}
+
+const DEFAULT_DATABASE = 'default';
+
+/** The Proton-dialect planner with every statement family Tributary supports registered. */
+export function buildPlanner(deps: PlannerDeps): {
+  planner: SqlQueryPlanner;
+  dispatch: PlannerDispatch;
+  resolver: CatalogResolver;
+} {
+  const resolver = new CatalogResolver(deps.catalog, deps.streams, DEFAULT_DATABASE);
+  const ranges = storeRanges(deps.streams);
+  const base = { engine: deps.engine, streams: deps.streams, defaultDatabase: DEFAULT_DATABASE };
+  const select = selectHandler({
+    engine: deps.engine,
+    resolver,
+    ranges,
+    streamDefinition: (resolved, db, name) => resolver.streamDefinition(resolved, db, name),
+  });
+  const dispatch: PlannerDispatch = {
+    drop: new SubDispatch<DropStatement>(
+      (s) => s.object,
+      (k) => `DROP ${k}`,
+    )
+      .register('STREAM', dropStreamHandler(base))
+      .register('TABLE', dropStreamHandler(base))
+      .register('DATABASE', dropDatabaseHandler(base)),
+    show: new SubDispatch<ShowStatement>(
+      (s) => s.what,
+      (k) => `SHOW ${k}`,
+    )
+      .register('STREAMS', showStreamsHandler({ ...base, resolver }))
+      .register('TABLES', showStreamsHandler({ ...base, resolver }))
+      .register('DATABASES', showDatabasesHandler({ ...base, resolver })),
+    showCreate: new SubDispatch<ShowCreateStatement>(
+      (s) => s.object ?? 'STREAM',
+      (k) => `SHOW CREATE ${k}`,
+    )
+      .register('STREAM', showCreateStreamHandler({ ...base, resolver }))
+      .register('TABLE', showCreateStreamHandler({ ...base, resolver })),
+  };
+  const planner = new SqlQueryPlanner()
+    .register('Select', select)
+    .register('Union', select)
+    .register('CreateStream', createStreamHandler(base))
+    .register('CreateDatabase', createDatabaseHandler(base))
+    .register('Alter', alterStreamHandler(base))
+    .register('Insert', insertHandler({ ...base, resolver }))
+    .register('Describe', describeHandler({ ...base, resolver }))
+    .register('Drop', dispatch.drop.handler())
+    .register('Show', dispatch.show.handler())
+    .register('ShowCreate', dispatch.showCreate.handler());
+  return { planner, dispatch, resolver };
+}

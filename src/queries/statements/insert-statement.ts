@@ -1,0 +1,174 @@
+import { isLosslessNumber, parse } from 'lossless-json';
+import type { Engine } from '../../engine/engine.ts';
+import { quoteString } from '../../engine/settings-clause.ts';
+import { err } from '../../errors/tributary-error.ts';
+import { isStreamingQuery } from '../../sql/analyzer/streaming.ts';
+import type { Expr } from '../../sql/ast/expression.ts';
+import type { InsertStatement } from '../../sql/ast/statement.ts';
+import type { TableResolver } from '../../sql/translator/resolver.ts';
+import { translateExpression, translateQuery } from '../../sql/translator/translate.ts';
+import type { StreamDefinition } from '../../stream/stream-definition.ts';
+import type { StreamStore } from '../../stream/stream-store.ts';
+import type { StatementHandler } from '../statement-handler.ts';
+import { statementPlan } from '../static-rows.ts';
+
+export interface InsertDeps {
+  engine: Engine;
+  streams: StreamStore;
+  resolver: TableResolver;
+  defaultDatabase: string;
+}
+
+/** Rows of INSERT ... SELECT go to the stream in batches of this many. */
+const SELECT_BATCH_ROWS = 65_536;
+
+/** A literal as a JSON value, or undefined when the expression needs the engine to evaluate it. */
+function literal(e: Expr): unknown {
+  switch (e.kind) {
+    case 'Number': {
+      const n = Number(e.text);
+      if (!Number.isFinite(n) && !/^(inf|nan)$/i.test(e.text)) return undefined;
+      if (/^\d+$/.test(e.text) && !Number.isSafeInteger(n)) return e.text;
+      return /^(inf|nan)$/i.test(e.text) ? e.text.toLowerCase() : n;
+    }
+    case 'Unary':
+      if (e.op === '-' && e.operand.kind === 'Number') {
+        const v = literal(e.operand);
+        if (typeof v === 'number') return -v;
+        if (typeof v === 'string') return v === 'inf' ? '-inf' : `-${v}`;
+      }
+      return undefined;
+    case 'String':
+      return e.value;
+    case 'Null':
+      return null;
+    case 'Bool':
+      return e.value;
+    case 'Array':
+    case 'Tuple': {
+      const items = e.elements.map(literal);
+      return items.some((x) => x === undefined) ? undefined : items;
+    }
+    case 'Map': {
+      const out: Record<string, unknown> = {};
+      for (const { key, value } of e.entries) {
+        const k = literal(key);
+        const v = literal(value);
+        if (k === undefined || v === undefined) return undefined;
+        out[String(k)] = v;
+      }
+      return out;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Values parsed from engine JSON, keeping 64-bit integers exact (as strings when past 2^53). */
+function fromEngineRow(line: string): unknown[] {
+  return (parse(line) as unknown[]).map(function convert(v: unknown): unknown {
+    if (isLosslessNumber(v)) {
+      const n = Number(v.value);
+      return Number.isSafeInteger(n) || !/^-?\d+$/.test(v.value) ? n : v.value;
+    }
+    if (Array.isArray(v)) return v.map(convert);
+    if (v && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, convert(x)]));
+    return v;
+  });
+}
+
+/** The columns an INSERT names: a list, `* EXCEPT (...)`, or by default every declared column. */
+function targetColumns(s: InsertStatement, def: StreamDefinition): string[] {
+  const stored = def.columns.filter((c) => !c.alias);
+  if (!s.columns) return stored.filter((c) => !c.implicit).map((c) => c.name);
+  const out: string[] = [];
+  for (const c of s.columns) {
+    if (c.kind === 'Identifier') out.push(c.parts[c.parts.length - 1] as string);
+    else if (c.kind === 'Asterisk') {
+      const except = new Set(c.except ?? []);
+      out.push(...stored.map((x) => x.name).filter((n) => !except.has(n)));
+    } else
+      throw err('BAD_ARGUMENTS', {
+        detail: 'INSERT column lists may only name columns or use * EXCEPT (...)',
+      });
+  }
+  return out;
+}
+
+/**
+ * INSERT INTO stream [(cols)] VALUES ... | SELECT ... : rows take the ingest path (validation,
+ * sequence numbers, WAL, notification of streaming queries), exactly like REST ingest.
+ */
+export function insertHandler(deps: InsertDeps): StatementHandler<InsertStatement> {
+  return async (s, ctx) => {
+    if (!s.target) throw err('NOT_IMPLEMENTED', { detail: 'INSERT INTO FUNCTION is not supported' });
+    const db = s.target.database ?? deps.defaultDatabase;
+    const def = deps.streams.require(db, s.target.name).value;
+    const columns = targetColumns(s, def);
+    return statementPlan(ctx.sql, 'insert', async (signal) => {
+      if (s.values) {
+        await deps.streams.ingest(db, def.name, {
+          columns,
+          rows: await evaluateValues(deps, def, columns, s.values),
+        });
+      } else if (s.query) {
+        if (isStreamingQuery(s.query, deps.resolver)) {
+          throw err('NOT_IMPLEMENTED', {
+            detail:
+              'INSERT ... SELECT from a stream runs forever; use a materialized view, or read table(<stream>)',
+          });
+        }
+        const sql = translateQuery(s.query, { resolver: deps.resolver, protonColumnNames: false });
+        let batch: unknown[][] = [];
+        for await (const chunk of deps.engine.stream(sql, { lane: 'user', signal })) {
+          for (const line of chunk.text().split('\n')) {
+            if (!line) continue;
+            batch.push(fromEngineRow(line));
+            if (batch.length >= SELECT_BATCH_ROWS) {
+              await deps.streams.ingest(db, def.name, { columns, rows: batch });
+              batch = [];
+            }
+          }
+        }
+        if (batch.length) await deps.streams.ingest(db, def.name, { columns, rows: batch });
+      } else if (s.format !== undefined && s.data !== undefined) {
+        if (!/^JSONEachRow$/i.test(s.format)) {
+          throw err('NOT_IMPLEMENTED', {
+            detail: `INSERT ... FORMAT ${s.format} is not supported; use JSONEachRow`,
+          });
+        }
+        await deps.streams.ingestBody(db, def.name, Buffer.from(s.data), 'streaming');
+      } else {
+        throw err('BAD_ARGUMENTS', { detail: 'INSERT needs VALUES, a SELECT or FORMAT with data' });
+      }
+    });
+  };
+}
+
+/** VALUES rows as JSON values: literals directly, anything else evaluated by the engine. */
+async function evaluateValues(
+  deps: InsertDeps,
+  def: StreamDefinition,
+  columns: string[],
+  values: readonly (readonly Expr[])[],
+): Promise<unknown[][]> {
+  for (const row of values) {
+    if (row.length !== columns.length) {
+      throw err('BAD_ARGUMENTS', {
+        detail: `INSERT has ${columns.length} columns but a VALUES row has ${row.length} values`,
+      });
+    }
+  }
+  const rows = values.map((row) => row.map(literal));
+  if (rows.every((r) => r.every((v) => v !== undefined))) return rows;
+  const types = columns.map((c) => {
+    const col = def.columns.find((x) => x.name === c);
+    if (!col) throw err('INGEST_UNKNOWN_COLUMN', { column: c, stream: def.name });
+    return `${c.replaceAll("'", '')} ${col.engineType}`;
+  });
+  const tuples = values.map((row) => `(${row.map((e) => translateExpression(e)).join(', ')})`);
+  const sql = `SELECT * FROM values(${quoteString(types.join(', '))}, ${tuples.join(', ')})`;
+  const text = (await deps.engine.query(sql)).text();
+  return text.split('\n').filter(Boolean).map(fromEngineRow);
+}

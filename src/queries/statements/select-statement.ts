@@ -1,0 +1,75 @@
+import type { Engine } from '../../engine/engine.ts';
+import { analyze, fillResultTypes } from '../../sql/analyzer/analyze.ts';
+import { isStreamingQuery } from '../../sql/analyzer/streaming.ts';
+import type { Query } from '../../sql/ast/query.ts';
+import type { TableResolver } from '../../sql/translator/resolver.ts';
+import { translate } from '../../sql/translator/translate.ts';
+import { toProtonType } from '../../sql/types/proton-types.ts';
+import type { CommittedRanges } from '../../streaming/source-cursor.ts';
+import type { BindingContext } from '../../streaming/stream-bindings.ts';
+import { StreamingExecution } from '../../streaming/streaming-execution.ts';
+import { planStreamingQuery } from '../../streaming/streaming-planner.ts';
+import type { Plan } from '../execution.ts';
+import { HistoricalExecution } from '../historical-execution.ts';
+import type { QueryAnalysis, ResultColumn } from '../query-types.ts';
+import type { StatementContext, StatementHandler } from '../statement-handler.ts';
+
+export interface SelectDeps extends BindingContext {
+  readonly engine: Engine;
+  readonly resolver: TableResolver;
+  readonly ranges: CommittedRanges;
+}
+
+/** The result columns of engine SQL, in Proton type names (DESCRIBE, without running it). */
+export async function describeEngineSql(engine: Engine, sql: string): Promise<ResultColumn[]> {
+  const r = await engine.query(`DESCRIBE (${sql})`, { format: 'JSONCompactEachRow', lane: 'user' });
+  return r
+    .text()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [name, type] = JSON.parse(line) as [string, string];
+      let proton = type;
+      try {
+        proton = toProtonType(type);
+      } catch {
+        // a type Proton has no name for keeps the engine's spelling
+      }
+      return { name, type: proton };
+    });
+}
+
+/**
+ * SELECT / UNION: historical when it reads no stream incrementally (only `table(...)`, views over
+ * table(), engine tables) or when the client asked for `type: historical`; streaming otherwise.
+ */
+export function selectHandler(deps: SelectDeps): StatementHandler<Query> {
+  return async (query, ctx: StatementContext): Promise<Plan> => {
+    const { options, sql } = ctx;
+    const streaming =
+      options.type === 'historical'
+        ? false
+        : options.type === 'streaming' || isStreamingQuery(query, deps.resolver);
+    const analysis: QueryAnalysis = analyze(sql, deps.resolver);
+    if (!streaming) {
+      const engineSql = translate(query, { resolver: deps.resolver });
+      const header = await describeEngineSql(deps.engine, engineSql);
+      return new HistoricalExecution(
+        deps.engine,
+        engineSql,
+        header,
+        fillResultTypes(analysis, header),
+        options.timeoutMs,
+      );
+    }
+    const program = await planStreamingQuery(query, {
+      ...deps,
+      engine: deps.engine,
+      committedSn: (k) => deps.ranges.committedSn(k),
+    });
+    return new StreamingExecution(deps.engine, deps.ranges, program, {
+      ...fillResultTypes(analysis, program.header),
+      is_streaming: true,
+    });
+  };
+}

@@ -1,0 +1,88 @@
+import { err } from '../../errors/tributary-error.ts';
+import type { Expr, Setting } from '../../sql/ast/expression.ts';
+import type { ColumnDef, CreateStream, IndexDef } from '../../sql/ast/statement.ts';
+import { printExpression } from '../../sql/printer/format.ts';
+import { printDataType } from '../../sql/types/data-type.ts';
+import type { ColumnSpec, IndexSpec, StreamSpec } from '../../stream/define-stream.ts';
+
+/** A setting's value as the stream layer takes it: a string, number or boolean. */
+export function settingValue(s: Setting): string | number | boolean {
+  const v = s.value;
+  switch (v.kind) {
+    case 'String':
+      return v.value;
+    case 'Number':
+      return Number.isSafeInteger(Number(v.text)) || /[.eE]/.test(v.text) ? Number(v.text) : v.text;
+    case 'Bool':
+      return v.value;
+    case 'Unary':
+      if (v.op === '-' && v.operand.kind === 'Number') return -Number(v.operand.text);
+      break;
+    case 'Identifier':
+      return v.parts.join('.');
+  }
+  return printExpression(v);
+}
+
+export function settingsRecord(
+  settings: readonly Setting[] | undefined,
+): Record<string, string | number | boolean> {
+  return Object.fromEntries((settings ?? []).map((s) => [s.name, settingValue(s)]));
+}
+
+function column(c: ColumnDef): ColumnSpec {
+  if (!c.type) {
+    throw err('BAD_ARGUMENTS', {
+      detail: `Column ${c.name} needs a type (a type inferred from DEFAULT is not supported)`,
+    });
+  }
+  let type = printDataType(c.type);
+  if (c.nullable === true) type = `nullable(${type})`;
+  const spec: ColumnSpec = { name: c.name, type };
+  const d = c.default;
+  if (d?.expr) {
+    if (d.kind === 'ALIAS') spec.alias = printExpression(d.expr);
+    else if (d.kind === 'EPHEMERAL')
+      throw err('NOT_IMPLEMENTED', { detail: `EPHEMERAL column ${c.name} is not supported` });
+    else spec.default = printExpression(d.expr);
+  }
+  if (c.codec?.length) spec.codec = c.codec.map(printExpression).join(', ');
+  if (c.comment !== undefined) spec.comment = c.comment;
+  if (c.ttl) spec.ttl = printExpression(c.ttl);
+  return spec;
+}
+
+function index(i: IndexDef): IndexSpec {
+  return {
+    name: i.name,
+    expr: printExpression(i.expr),
+    type: printExpression(i.type),
+    ...(i.granularity?.kind === 'Number' ? { granularity: Number(i.granularity.text) } : {}),
+  };
+}
+
+const text = (e: Expr | undefined) => (e ? printExpression(e) : undefined);
+
+/** CREATE STREAM as the stream layer's StreamSpec (expressions stay Proton text; the store translates them). */
+export function streamSpecFromAst(s: CreateStream, defaultDb: string): StreamSpec {
+  if (s.variant !== 'STREAM') {
+    throw err('NOT_IMPLEMENTED', { detail: `CREATE ${s.variant} STREAM is not supported yet` });
+  }
+  if (s.asQuery) throw err('NOT_IMPLEMENTED', { detail: 'CREATE STREAM ... AS SELECT is not supported yet' });
+  const primaryKey = text(s.primaryKey ?? s.columnsPrimaryKey);
+  const ttl = s.ttl?.length ? s.ttl.map((t) => printExpression(t.expr)).join(', ') : undefined;
+  const orderBy = text(s.orderBy);
+  const partitionBy = text(s.partitionBy);
+  return {
+    db: s.target.database ?? defaultDb,
+    name: s.target.name,
+    columns: s.columns.map(column),
+    indexes: s.indexes.map(index),
+    ...(primaryKey ? { primaryKey } : {}),
+    ...(orderBy ? { orderBy } : {}),
+    ...(partitionBy ? { partitionBy } : {}),
+    ...(ttl ? { ttl } : {}),
+    ...(s.comment !== undefined ? { description: s.comment } : {}),
+    settings: settingsRecord(s.settings),
+  };
+}

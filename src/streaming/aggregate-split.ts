@@ -1,0 +1,223 @@
+import { err } from '../errors/tributary-error.ts';
+import { sameTree } from '../sql/ast/compare.ts';
+import type { Expr, FunctionCall, Identifier, OrderItem } from '../sql/ast/expression.ts';
+import type { SelectQuery } from '../sql/ast/query.ts';
+import { NO_SPAN } from '../sql/ast/span.ts';
+import { type AnyNode, replace } from '../sql/ast/walk.ts';
+import { mapFunctionCall } from '../sql/names/function-calls.ts';
+import { isAggregateName } from '../sql/names/function-catalog.ts';
+import { protonColumnName } from '../sql/translator/column-names.ts';
+
+/** The table name the emit query reads from; the executor substitutes the real state table. */
+export const STATE_TABLE = '__trb_state';
+
+/**
+ * A streaming aggregation split into the two queries the executor runs (DESIGN.md §5):
+ * - `fold` reads a range of new rows and produces one row of partial aggregate states per group
+ *   (`-State` combinators), appended to the query's state table;
+ * - `emit` reads the state table and merges the partial states of each group (`-Merge`),
+ *   producing the rows the user asked for (with HAVING, ORDER BY and LIMIT BY applied per emit).
+ */
+export interface AggregateSplit {
+  readonly fold: SelectQuery;
+  readonly emit: SelectQuery;
+  /** State-table columns holding the group keys, in order (`__k0`, ...). */
+  readonly keyColumns: readonly string[];
+  /** State-table columns holding the partial states (`__a0`, ...). */
+  readonly stateColumns: readonly string[];
+  /** State-table columns of `window_start` / `window_end` when the query groups by a window. */
+  readonly windowStart?: string;
+  readonly windowEnd?: string;
+}
+
+const ident = (name: string): Identifier => ({ kind: 'Identifier', parts: [name], span: NO_SPAN });
+const alias = (expr: Expr, name: string): Expr => ({ kind: 'Alias', expr, alias: name, span: NO_SPAN });
+
+function isAggregateCall(n: AnyNode): n is FunctionCall {
+  return (
+    n.kind === 'Function' &&
+    (n as FunctionCall).over === undefined &&
+    isAggregateName((n as FunctionCall).name)
+  );
+}
+
+/** `f(DISTINCT x)` as the `_distinct` combinator; `count(*)` as `count()`. */
+function normalizeAggregate(call: FunctionCall): FunctionCall {
+  let c = call;
+  if (c.args.length === 1 && c.args[0]?.kind === 'Asterisk') c = { ...c, args: [] };
+  if (c.distinct) {
+    const name = c.name.toLowerCase() === 'count' ? 'count_distinct' : `${c.name}_distinct`;
+    c = { ...c, name, distinct: false };
+  }
+  return c;
+}
+
+function lastPart(e: Expr): string | undefined {
+  return e.kind === 'Identifier' ? e.parts[e.parts.length - 1] : undefined;
+}
+
+/** Split a streaming aggregation (see AggregateSplit). `window` says the FROM is a window function. */
+export function splitAggregation(select: SelectQuery, options: { window: boolean }): AggregateSplit {
+  const aliases = new Map<string, Expr>();
+  for (const c of select.columns) if (c.kind === 'Alias') aliases.set(c.alias, c.expr);
+
+  // Group keys: GROUP BY items, a bare alias meaning the aliased select expression.
+  const keys: Expr[] = [];
+  for (const g of select.groupBy?.items ?? []) {
+    const target =
+      g.kind === 'Identifier' && g.parts.length === 1 ? aliases.get(g.parts[0] as string) : undefined;
+    const key = target && !findAggregateIn(target) ? target : g;
+    if (!keys.some((k) => sameTree(k, key))) keys.push(key);
+  }
+  // PARTITION BY (substreams) aggregates independently per partition key: one more group key each.
+  for (const p of select.partitionBy ?? []) if (!keys.some((k) => sameTree(k, p))) keys.push(p);
+
+  let windowStart: number | undefined;
+  let windowEnd: number | undefined;
+  if (options.window) {
+    windowStart = keys.findIndex((k) => lastPart(k) === 'window_start');
+    windowEnd = keys.findIndex((k) => lastPart(k) === 'window_end');
+    if (windowStart < 0 && windowEnd < 0) {
+      throw err('WINDOW_COLUMN_NOT_REFERENCED', {
+        detail: 'A streaming window aggregation must group by window_start or window_end',
+      });
+    }
+    // Keep both bounds in the state: each is a function of the other, so grouping is unchanged.
+    if (windowStart < 0) windowStart = keys.push(ident('window_start')) - 1;
+    if (windowEnd < 0) windowEnd = keys.push(ident('window_end')) - 1;
+  }
+  const keyColumns = keys.map((_, i) => `__k${i}`);
+
+  // Aggregate calls, deduplicated: each gets one state column.
+  const aggregates: FunctionCall[] = [];
+  const stateOf = (call: FunctionCall): number => {
+    const found = aggregates.findIndex((a) => sameTree(a, call));
+    return found >= 0 ? found : aggregates.push(call) - 1;
+  };
+
+  const rewrite = (e: Expr, outerAlias: boolean): Expr => {
+    const out = replace(e, (n) => {
+      const i = keys.findIndex((k) => sameTree(k, n));
+      if (i >= 0) return ident(keyColumns[i] as string);
+      if (isAggregateCall(n)) return mergeCall(n, stateOf(n));
+      return undefined;
+    }) as Expr;
+    checkGrouped(out, keyColumns, outerAlias ? aliases : new Map());
+    return out;
+  };
+
+  const columns = select.columns.map((c): Expr => {
+    if (c.kind === 'Alias') return { ...c, expr: rewrite(c.expr, false) };
+    if (c.kind === 'Asterisk' || c.kind === 'Columns') {
+      throw err('NOT_AN_AGGREGATE', {
+        detail: `${protonColumnName(c)} is not under an aggregate function and not in GROUP BY`,
+      });
+    }
+    const out = rewrite(c, false);
+    return sameTree(out, c) ? out : alias(out, protonColumnName(c));
+  });
+  const having = select.having ? rewrite(select.having, true) : undefined;
+  const orderBy = select.orderBy?.map((o): OrderItem => ({ ...o, expr: rewrite(o.expr, true) }));
+  const limitBy = select.limitBy
+    ? { ...select.limitBy, by: select.limitBy.by.map((b) => rewrite(b, true)) }
+    : undefined;
+
+  const stateColumns = aggregates.map((_, i) => `__a${i}`);
+  const fold: SelectQuery = {
+    kind: 'Select',
+    distinct: false,
+    ...(select.with ? { with: select.with } : {}),
+    columns: [
+      ...keys.map((k, i) => alias(k, keyColumns[i] as string)),
+      ...aggregates.map((a, i) => alias(stateCall(a), stateColumns[i] as string)),
+    ],
+    ...(select.from ? { from: select.from } : {}),
+    ...(select.prewhere ? { prewhere: select.prewhere } : {}),
+    ...(select.where ? { where: select.where } : {}),
+    ...(keys.length
+      ? { groupBy: { kind: 'GroupBy', items: keyColumns.map(ident), withTotals: false, span: NO_SPAN } }
+      : {}),
+    span: NO_SPAN,
+  };
+  const emit: SelectQuery = {
+    kind: 'Select',
+    distinct: select.distinct,
+    columns,
+    from: { kind: 'Table', name: STATE_TABLE, span: NO_SPAN },
+    ...(keys.length
+      ? { groupBy: { kind: 'GroupBy', items: keyColumns.map(ident), withTotals: false, span: NO_SPAN } }
+      : {}),
+    ...(having ? { having } : {}),
+    ...(orderBy ? { orderBy } : {}),
+    ...(limitBy ? { limitBy } : {}),
+    span: NO_SPAN,
+  };
+  return {
+    fold,
+    emit,
+    keyColumns,
+    stateColumns,
+    ...(windowStart !== undefined ? { windowStart: keyColumns[windowStart] } : {}),
+    ...(windowEnd !== undefined ? { windowEnd: keyColumns[windowEnd] } : {}),
+  };
+}
+
+function findAggregateIn(e: Expr): boolean {
+  let found = false;
+  replace(e, (n) => {
+    if (isAggregateCall(n)) found = true;
+    return found ? n : undefined;
+  });
+  return found;
+}
+
+/** `sum(x)` -> `sum_state(x)`; `quantile(x, 0.9)` -> `quantile_state(x, 0.9)`. */
+function stateCall(call: FunctionCall): FunctionCall {
+  const c = normalizeAggregate(call);
+  return { ...c, name: `${c.name}_state`, span: NO_SPAN };
+}
+
+/** `sum(x)` -> `sum_merge(__a0)`; trailing parameters stay: `quantile_merge(__a0, 0.9)`. */
+function mergeCall(call: FunctionCall, index: number): FunctionCall {
+  const c = normalizeAggregate(call);
+  const mapped = mapFunctionCall(c);
+  const dataArgs = mapped.kind === 'call' && !c.params ? mapped.call.args.length : c.args.length;
+  const trailing = c.args.slice(dataArgs);
+  return {
+    kind: 'Function',
+    name: `${c.name}_merge`,
+    args: [ident(`__a${index}`), ...trailing],
+    distinct: false,
+    ...(c.params ? { params: c.params } : {}),
+    span: NO_SPAN,
+  };
+}
+
+/**
+ * After rewriting, a column reference that is neither a group key nor inside an aggregate is an
+ * error (NOT_AN_AGGREGATE, code 215, as the engine and Proton answer); ORDER BY and HAVING may
+ * also name select aliases.
+ */
+function checkGrouped(e: Expr, keyColumns: readonly string[], aliases: ReadonlyMap<string, Expr>): void {
+  const lambdaParams: string[] = [];
+  replace(e, (n) => {
+    if (n.kind === 'Lambda') {
+      lambdaParams.push(...(n as unknown as { params: string[] }).params);
+      return undefined;
+    }
+    if (n.kind === 'Subquery') return n;
+    if (n.kind === 'Function' && /_merge$/.test((n as FunctionCall).name)) return n;
+    if (n.kind !== 'Identifier') return undefined;
+    const id = n as Identifier;
+    const name = id.parts.join('.');
+    if (
+      keyColumns.includes(name) ||
+      lambdaParams.includes(name) ||
+      (id.parts.length === 1 && aliases.has(name))
+    )
+      return n;
+    throw err('NOT_AN_AGGREGATE', {
+      detail: `Column ${name} is not under an aggregate function and not in GROUP BY`,
+    });
+  });
+}

@@ -1,0 +1,110 @@
+import type { Catalog } from '../catalog/catalog.ts';
+import { quoteIdent } from '../engine/settings-clause.ts';
+import type { Query } from '../sql/ast/query.ts';
+import { parseQuery } from '../sql/parser/parse.ts';
+import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
+import type { StreamDefinition } from '../stream/stream-definition.ts';
+import { historicalSource } from '../stream/stream-reads.ts';
+
+/** What the resolver needs of the stream layer. */
+export interface StreamLookup {
+  get(db: string, name: string): { value: StreamDefinition } | undefined;
+}
+
+/** A view (or a materialized view's query) as the catalog keeps it. */
+export interface ViewRecord {
+  db: string;
+  name: string;
+  /** The view's SELECT in the Proton dialect. */
+  query: string;
+  materialized: boolean;
+  /** Materialized views: the stream their results go to. */
+  target_stream?: string;
+  /** The view's columns (name, Proton type), when known. */
+  columns?: { name: string; type: string }[];
+}
+
+/** Engine databases whose tables SQL may read directly. */
+const ENGINE_DATABASES = new Set(['system', 'information_schema', 'INFORMATION_SCHEMA']);
+
+/**
+ * Resolves names in SQL against Tributary's catalog: streams (read through their front table, the
+ * latest row per key for kv modes), views (expanded inline), materialized views (their target
+ * stream) and the engine's own system tables.
+ */
+export class CatalogResolver implements TableResolver {
+  private readonly parsedViews = new Map<string, { text: string; query: Query }>();
+
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly streams: StreamLookup,
+    readonly defaultDatabase = 'default',
+  ) {}
+
+  resolve(db: string | undefined, name: string): ResolvedTable | undefined {
+    const database = db ?? this.defaultDatabase;
+    const stream = this.streams.get(database, name)?.value;
+    if (stream) return this.streamTable(stream, 'stream');
+    const view = this.catalog.get<ViewRecord>('view', `${database}.${name}`)?.value;
+    if (view) {
+      if (view.materialized) {
+        const target = this.streams.get(database, view.target_stream ?? name)?.value;
+        return target ? this.streamTable(target, 'materialized_view', name) : undefined;
+      }
+      return {
+        kind: 'view',
+        database,
+        name,
+        engineSql: '',
+        viewQuery: this.viewQuery(database, name, view.query),
+        ...(view.columns ? { columns: view.columns } : {}),
+      };
+    }
+    if (db !== undefined && ENGINE_DATABASES.has(db)) {
+      return { kind: 'engine_table', database: db, name, engineSql: `${quoteIdent(db)}.${quoteIdent(name)}` };
+    }
+    return undefined;
+  }
+
+  /** The stream definition behind a resolved stream or materialized view. */
+  streamDefinition(
+    resolved: ResolvedTable,
+    db: string | undefined,
+    name: string,
+  ): StreamDefinition | undefined {
+    const database = resolved.database ?? db ?? this.defaultDatabase;
+    if (resolved.kind === 'stream') return this.streams.get(database, resolved.name ?? name)?.value;
+    if (resolved.kind === 'materialized_view') {
+      const view = this.catalog.get<ViewRecord>('view', `${database}.${resolved.name ?? name}`)?.value;
+      return this.streams.get(database, view?.target_stream ?? name)?.value;
+    }
+    return undefined;
+  }
+
+  private streamTable(
+    def: StreamDefinition,
+    kind: 'stream' | 'materialized_view',
+    name = def.name,
+  ): ResolvedTable {
+    const kv = def.mode === 'versioned_kv' || def.mode === 'changelog_kv';
+    const columns = def.columns.filter((c) => !c.alias).map((c) => ({ name: c.name, type: c.type }));
+    return {
+      kind,
+      database: def.db,
+      name,
+      engineSql: historicalSource(def),
+      columns,
+      // The latest-per-key subquery lists _tp_sn explicitly; `*` must not show it.
+      ...(kv ? { hiddenColumns: ['_tp_sn'] } : {}),
+    };
+  }
+
+  private viewQuery(db: string, name: string, text: string): Query {
+    const key = `${db}.${name}`;
+    const cached = this.parsedViews.get(key);
+    if (cached && cached.text === text) return cached.query;
+    const query = parseQuery(text);
+    this.parsedViews.set(key, { text, query });
+    return query;
+  }
+}

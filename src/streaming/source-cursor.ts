@@ -1,0 +1,46 @@
+import type { BoundSource } from './stream-bindings.ts';
+
+/** What the executor needs of the stream layer: committed positions and their notifications. */
+export interface CommittedRanges {
+  /** The last committed `_tp_sn` of the stream `db.name` (-1 when empty). */
+  committedSn(key: string): number;
+  /** Call `listener` with the new last committed sn after every commit; answers the unsubscribe. */
+  subscribe(key: string, listener: (toSn: number) => void): () => void;
+}
+
+/**
+ * The read position of one source of a streaming query: rows with `_tp_sn` in
+ * `(after, committed]` are waiting to be processed.
+ */
+export class SourceCursor {
+  private unsubscribe: (() => void) | undefined;
+  committed: number;
+
+  constructor(
+    readonly source: BoundSource,
+    /** Rows with `_tp_sn <= after` are not this query's (already processed, or before its start). */
+    public after: number,
+    ranges: CommittedRanges,
+    onCommit: () => void,
+  ) {
+    this.committed = ranges.committedSn(source.key);
+    this.unsubscribe = ranges.subscribe(source.key, (toSn) => {
+      if (toSn > this.committed) this.committed = toSn;
+      onCommit();
+    });
+  }
+
+  get pending(): number {
+    return Math.max(0, this.committed - this.after);
+  }
+
+  /** The next range to process, at most `maxRows` rows long: `(after, hi]`. */
+  nextRange(maxRows: number): { lo: number; hi: number } {
+    return { lo: this.after, hi: Math.min(this.committed, this.after + maxRows) };
+  }
+
+  close(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+  }
+}

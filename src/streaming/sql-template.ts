@@ -1,0 +1,29 @@
+/**
+ * A step's SQL with placeholders the executor fills before each engine call: sequence ranges of
+ * sources (`__TRB_LO_0__`), the watermark, the batch number, the emit version, the emit filter.
+ * Placeholders are plain tokens that cannot occur in translated SQL.
+ */
+export class SqlTemplate {
+  constructor(readonly text: string) {}
+
+  fill(values: Readonly<Record<string, string | number>>): string {
+    return this.text.replace(/__TRB_[A-Z0-9_]+?__/g, (m) => {
+      const v = values[m];
+      if (v === undefined) throw new Error(`no value for placeholder ${m} in streaming step SQL`);
+      return String(v);
+    });
+  }
+
+  has(placeholder: string): boolean {
+    return this.text.includes(placeholder);
+  }
+}
+
+export const P = {
+  watermark: '__TRB_WM__',
+  batch: '__TRB_BATCH__',
+  emitVersion: '__TRB_EMIT_VERSION__',
+  emitFilter: '__TRB_EMIT_FILTER__',
+  lo: (i: number) => `__TRB_LO_${i}__`,
+  hi: (i: number) => `__TRB_HI_${i}__`,
+} as const;

@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import type { Engine } from '../engine/engine.ts';
+import { quoteIdent } from '../engine/settings-clause.ts';
+
+/** The database holding the state tables of running streaming queries. */
+export const STATE_DB = '_tributary_state';
+
+/**
+ * The partial aggregate states of one streaming aggregation, in an engine table (DESIGN.md §3):
+ * each fold appends one row of `-State` values per group; emits merge them. A Memory table keeps
+ * appends at about a millisecond; `compact` merges the rows of each group back into one when the
+ * table has grown, and the table is dropped when the query ends.
+ */
+export class StateTable {
+  readonly name: string;
+  private rowsSinceCompact = 0;
+
+  constructor(
+    private readonly engine: Engine,
+    label: string,
+  ) {
+    this.name = `${quoteIdent(STATE_DB)}.${quoteIdent(`${label}_${randomUUID().replaceAll('-', '')}`)}`;
+  }
+
+  /** Create the table with the columns (and types) of `emptySelect`, a fold over no rows. */
+  async create(emptySelect: string): Promise<void> {
+    await this.engine.query(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(STATE_DB)}`);
+    await this.engine.query(`CREATE TABLE ${this.name} ENGINE = Memory AS ${emptySelect}`);
+  }
+
+  /** Append the rows of a fold query. */
+  async append(foldSelect: string): Promise<void> {
+    await this.engine.query(`INSERT INTO ${this.name} ${foldSelect}`);
+    this.rowsSinceCompact++;
+  }
+
+  /** Delete rows matching `condition` (closed windows). */
+  async delete(condition: string): Promise<void> {
+    await this.engine.query(`ALTER TABLE ${this.name} DELETE WHERE ${condition}`, {
+      settings: { mutations_sync: 1 },
+    });
+  }
+
+  /** Folds appended since the last compaction. */
+  get appendsSinceCompact(): number {
+    return this.rowsSinceCompact;
+  }
+
+  /**
+   * Replace the table's rows by `mergedSelect` (one row per group, read from this table): the
+   * result goes to a new table that takes this one's place.
+   */
+  async compact(mergedSelect: (table: string) => string): Promise<void> {
+    const next = `${this.name.slice(0, -1)}_c\``;
+    await this.engine.query(`DROP TABLE IF EXISTS ${next}`);
+    await this.engine.query(`CREATE TABLE ${next} ENGINE = Memory AS ${mergedSelect(this.name)}`);
+    await this.engine.query(`EXCHANGE TABLES ${this.name} AND ${next}`);
+    await this.engine.query(`DROP TABLE ${next}`);
+    this.rowsSinceCompact = 0;
+  }
+
+  async drop(): Promise<void> {
+    await this.engine.query(`DROP TABLE IF EXISTS ${this.name}`);
+  }
+}

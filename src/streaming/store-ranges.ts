@@ -1,0 +1,21 @@
+import type { StreamStore } from '../stream/stream-store.ts';
+import type { CommittedRanges } from './source-cursor.ts';
+
+function split(key: string): [string, string] {
+  const dot = key.indexOf('.');
+  return [key.slice(0, dot), key.slice(dot + 1)];
+}
+
+/** The stream store's committed positions and notifications, keyed `db.name`, for the executor. */
+export function storeRanges(streams: StreamStore): CommittedRanges {
+  return {
+    committedSn: (key) => {
+      const [db, name] = split(key);
+      return streams.committedSn(db, name);
+    },
+    subscribe: (key, listener) => {
+      const [db, name] = split(key);
+      return streams.subscribe(db, name, (range) => listener(range.toSn));
+    },
+  };
+}

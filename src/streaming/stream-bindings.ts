@@ -1,0 +1,169 @@
+import { err } from '../errors/tributary-error.ts';
+import type { Expr } from '../sql/ast/expression.ts';
+import type { FromItem, Query, SelectQuery, WithItem } from '../sql/ast/query.ts';
+import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
+import type { StreamDefinition } from '../stream/stream-definition.ts';
+
+/** A stream the streaming query reads incrementally (not through `table()`). */
+export interface BoundSource {
+  /** Position in the query's source list; also the suffix of its range placeholders. */
+  readonly index: number;
+  readonly definition: StreamDefinition;
+  /** `db.name`, the key of the stream's committed-range notifications. */
+  readonly key: string;
+}
+
+/** The placeholders a step's SQL carries for the sequence range of source `i`: `(lo, hi]`. */
+export const rangeMarkers = (i: number) => ({ lo: `__TRB_LO_${i}__`, hi: `__TRB_HI_${i}__` });
+
+const MARKER_PREFIX = '__trb_src_';
+const markerName = (i: number) => `${MARKER_PREFIX}${i}`;
+
+export interface BindingContext {
+  readonly resolver: TableResolver;
+  /** The definition of a stream the resolver resolved (kind `stream` or a materialized view's target). */
+  streamDefinition(
+    resolved: ResolvedTable,
+    db: string | undefined,
+    name: string,
+  ): StreamDefinition | undefined;
+}
+
+/**
+ * Rewrites a streaming query so that every stream it reads incrementally is replaced by a numbered
+ * placeholder source; `table(s)` references keep reading the stored rows. Views over streams are
+ * expanded inline (so their streams are bound too); CTE references are left to the translator.
+ */
+export class StreamBinder {
+  readonly sources: BoundSource[] = [];
+  private readonly cteScopes: Set<string>[] = [];
+
+  constructor(private readonly ctx: BindingContext) {}
+
+  query(q: Query): Query {
+    if (q.kind === 'Union') return { ...q, queries: q.queries.map((m) => this.query(m)) };
+    return this.select(q);
+  }
+
+  select(q: SelectQuery): SelectQuery {
+    const scope = new Set<string>();
+    this.cteScopes.push(scope);
+    try {
+      const withItems = q.with?.map((w): WithItem => {
+        if (w.kind !== 'Cte') return w;
+        const bound = { ...w, query: this.query(w.query) };
+        scope.add(w.name);
+        return bound;
+      });
+      const from = q.from ? this.from(q.from) : undefined;
+      return {
+        ...q,
+        ...(withItems ? { with: withItems } : {}),
+        ...(from ? { from } : {}),
+        ...(q.where ? { where: this.subqueriesIn(q.where) } : {}),
+      };
+    } finally {
+      this.cteScopes.pop();
+    }
+  }
+
+  /** A resolver for the translator: placeholders resolve to range reads with markers. */
+  resolver(rangeSql: (source: BoundSource) => string): TableResolver {
+    const base = this.ctx.resolver;
+    return {
+      ...base,
+      resolve: (db, name) => {
+        if (db === undefined && name.startsWith(MARKER_PREFIX)) {
+          const source = this.sources[Number(name.slice(MARKER_PREFIX.length))];
+          if (!source) return undefined;
+          const r = base.resolve(source.definition.db, source.definition.name);
+          return { ...(r ?? { kind: 'stream' }), kind: 'stream', engineSql: rangeSql(source) };
+        }
+        return base.resolve(db, name);
+      },
+    };
+  }
+
+  private isCte(name: string): boolean {
+    return this.cteScopes.some((s) => s.has(name));
+  }
+
+  private from(item: FromItem): FromItem {
+    switch (item.kind) {
+      case 'Join':
+        return { ...item, left: this.from(item.left), right: this.from(item.right) };
+      case 'ArrayJoin':
+        return { ...item, left: this.from(item.left) };
+      case 'SubqueryTable':
+        return { ...item, query: this.query(item.query) };
+      case 'Table': {
+        if (item.database === undefined && this.isCte(item.name)) return item;
+        const bound = this.name(item.database, item.name);
+        if (!bound) return item;
+        const alias = item.alias ?? item.name;
+        if (bound.kind === 'view')
+          return { kind: 'SubqueryTable', query: bound.query, alias, span: item.span };
+        return { kind: 'Table', name: markerName(bound.index), alias, span: item.span };
+      }
+      case 'TableFunction': {
+        const lower = item.name.toLowerCase();
+        if (!['tumble', 'hop', 'session', 'dedup', 'changelog'].includes(lower)) return item;
+        const [source, ...rest] = item.args;
+        if (!source) return item;
+        const replaced = this.sourceArg(source);
+        if (replaced === source) return item;
+        const alias = item.alias ?? sourceName(source) ?? item.name;
+        return { ...item, args: [replaced, ...rest], alias };
+      }
+    }
+  }
+
+  /** The stream argument of a window / dedup / changelog function. */
+  private sourceArg(e: Expr): Expr {
+    if (e.kind === 'Identifier' && e.parts.length <= 2) {
+      const [db, name] =
+        e.parts.length === 2 ? [e.parts[0], e.parts[1] as string] : [undefined, e.parts[0] as string];
+      if (db === undefined && this.isCte(name)) return e;
+      const bound = this.name(db, name);
+      if (!bound) return e;
+      if (bound.kind === 'view') return { kind: 'Subquery', query: bound.query, span: e.span };
+      return { kind: 'Identifier', parts: [markerName(bound.index)], span: e.span };
+    }
+    if (e.kind === 'Subquery') return { ...e, query: this.query(e.query) };
+    if (e.kind === 'Function' && ['dedup', 'changelog'].includes(e.name.toLowerCase()) && e.args[0]) {
+      return { ...e, args: [this.sourceArg(e.args[0]), ...e.args.slice(1)] };
+    }
+    return e;
+  }
+
+  /** Subqueries inside expressions (`x IN (SELECT ... FROM s)`) read streams historically, as Proton does. */
+  private subqueriesIn(e: Expr): Expr {
+    return e;
+  }
+
+  private name(
+    db: string | undefined,
+    name: string,
+  ): { kind: 'stream'; index: number } | { kind: 'view'; query: Query } | undefined {
+    const r = this.ctx.resolver.resolve(db, name);
+    if (!r) throw err('UNKNOWN_STREAM', { name: db ? `${db}.${name}` : name });
+    if (r.bounded) return undefined;
+    if (r.kind === 'view') {
+      if (!r.viewQuery) return undefined;
+      return { kind: 'view', query: this.query(r.viewQuery) };
+    }
+    if (r.kind !== 'stream' && r.kind !== 'materialized_view') return undefined;
+    const definition = this.ctx.streamDefinition(r, db, name);
+    if (!definition) return undefined;
+    const key = `${definition.db}.${definition.name}`;
+    const index = this.sources.length;
+    this.sources.push({ index, definition, key });
+    return { kind: 'stream', index };
+  }
+}
+
+function sourceName(e: Expr): string | undefined {
+  if (e.kind === 'Identifier') return e.parts[e.parts.length - 1];
+  if (e.kind === 'Function' && e.args[0]) return sourceName(e.args[0]);
+  return undefined;
+}

@@ -1,0 +1,331 @@
+import { isLosslessNumber, parse, stringify } from 'lossless-json';
+import type { Engine } from '../engine/engine.ts';
+import type { RowsPlan } from '../queries/execution.ts';
+import type { QueryAnalysis, ResultColumn } from '../queries/query-types.ts';
+import type { ExecutionProgress, PipelineStep, ResultSink } from '../queries/result-sink.ts';
+import { rowsFromLines, wideIntegerColumns } from '../queries/row-codec.ts';
+import { type CommittedRanges, SourceCursor } from './source-cursor.ts';
+import { P } from './sql-template.ts';
+import { StateTable } from './state-table.ts';
+import type { StreamingProgram } from './streaming-program.ts';
+import { NO_WATERMARK, WatermarkTracker } from './watermark.ts';
+
+/** Rows a single step reads at most (a long backfill runs as several steps). */
+const MAX_STEP_ROWS = 1_000_000;
+/** Compact the state table after this many folds. */
+const COMPACT_EVERY = 64;
+
+interface StepStats {
+  name: string;
+  calls: number;
+  ns: number;
+  bytes: number;
+}
+
+/**
+ * Runs a streaming query (DESIGN.md §5): waits for committed ranges of its sources, runs its steps
+ * over each new range, and emits per its policy until canceled or its LIMIT is reached. All state
+ * lives in engine tables that are dropped when the query ends.
+ */
+export class StreamingExecution implements RowsPlan {
+  readonly kind = 'rows';
+  readonly streaming = true;
+  readonly header: ResultColumn[];
+  private readonly wide: number[];
+  private readonly progressStats: ExecutionProgress = { scannedRows: 0, scannedBytes: 0, lastEventTime: 0 };
+  private readonly steps = new Map<string, StepStats>();
+  private emitted = 0;
+  private emitVersion = 0;
+  private batch = 0;
+  private wake: (() => void) | undefined;
+  private status = 'pending';
+  private readonly watermark: WatermarkTracker | undefined;
+  /** Last emitted row per group, for EMIT CHANGELOG retractions. */
+  private readonly lastEmitted = new Map<string, unknown[]>();
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly ranges: CommittedRanges,
+    readonly program: StreamingProgram,
+    readonly analysis: QueryAnalysis,
+  ) {
+    this.header = program.header;
+    this.wide = wideIntegerColumns(program.header);
+    const w = program.aggregation?.window;
+    this.watermark = w ? new WatermarkTracker(w.shape, w.delay) : undefined;
+  }
+
+  async run(sink: ResultSink, signal: AbortSignal): Promise<void> {
+    const p = this.program;
+    const cursors = p.sources.map(
+      (s, i) => new SourceCursor(s, p.startAfter[i] ?? -1, this.ranges, () => this.wake?.()),
+    );
+    const state = p.aggregation ? new StateTable(this.engine, 'q') : undefined;
+    const onAbort = () => this.wake?.();
+    signal.addEventListener('abort', onAbort);
+    this.status = 'running';
+    try {
+      if (state && p.aggregation) await state.create(p.aggregation.emptyFold);
+      const policy = p.policy;
+      const periodicMs = policy.shape !== 'tail' ? policy.periodicMs : undefined;
+      const timeoutMs = policy.shape === 'window' ? policy.timeoutMs : undefined;
+      let nextPeriodic = periodicMs ? Date.now() + periodicMs : Number.POSITIVE_INFINITY;
+      let lastRowsAt = Date.now();
+      let newSinceEmit = false;
+      let backfill = cursors.some((c) => c.pending > 0);
+
+      while (!signal.aborted && !this.limitReached()) {
+        const pending = cursors.filter((c) => c.pending > 0);
+        if (pending.length > 0) {
+          const hadRows = await this.step(cursors, state, sink, backfill);
+          backfill = backfill && cursors.some((c) => c.pending > 0);
+          if (hadRows) {
+            newSinceEmit = true;
+            lastRowsAt = Date.now();
+          }
+          continue;
+        }
+        backfill = false;
+        const now = Date.now();
+        if (now >= nextPeriodic) {
+          nextPeriodic = now + (periodicMs ?? 0);
+          if (newSinceEmit && state) {
+            newSinceEmit = false;
+            await this.periodicEmit(state, sink);
+          }
+          continue;
+        }
+        if (timeoutMs !== undefined && state && now - lastRowsAt >= timeoutMs) {
+          lastRowsAt = Number.POSITIVE_INFINITY;
+          if (this.watermark?.timeout()) await this.emitClosedWindows(state, sink);
+          continue;
+        }
+        const waitUntil = Math.min(
+          nextPeriodic,
+          timeoutMs !== undefined && Number.isFinite(lastRowsAt)
+            ? lastRowsAt + timeoutMs
+            : Number.POSITIVE_INFINITY,
+        );
+        await this.sleep(waitUntil - now);
+      }
+      this.status = signal.aborted ? 'canceled' : 'finished';
+    } catch (e) {
+      this.status = 'failed';
+      throw e;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      for (const c of cursors) c.close();
+      await state?.drop().catch(() => undefined);
+    }
+  }
+
+  progress(): ExecutionProgress {
+    return { ...this.progressStats };
+  }
+
+  pipeline(): PipelineStep[] {
+    const steps = [...this.steps.values()];
+    return steps.map((s, i) => ({
+      id: i,
+      name: s.name,
+      status: this.status,
+      processedBytes: s.bytes,
+      processingTimeNs: s.ns,
+      inputs: i === 0 ? [] : [i - 1],
+    }));
+  }
+
+  // --- steps ---
+
+  /** Process the next range of every source with new rows; answers whether any rows were read. */
+  private async step(
+    cursors: SourceCursor[],
+    state: StateTable | undefined,
+    sink: ResultSink,
+    backfill: boolean,
+  ): Promise<boolean> {
+    const values: Record<string, number> = {};
+    let rows = 0;
+    for (const c of cursors) {
+      const r = c.pending > 0 ? c.nextRange(MAX_STEP_ROWS) : { lo: c.after, hi: c.after };
+      values[P.lo(c.source.index)] = r.lo;
+      values[P.hi(c.source.index)] = r.hi;
+      rows += r.hi - r.lo;
+    }
+    this.progressStats.scannedRows += rows;
+    const p = this.program;
+    if (p.tail) {
+      const sql = p.tail.fill({ ...values, [P.emitVersion]: this.emitVersion });
+      const text = await this.timed('Tail', () => this.engine.query(sql, { settings: { max_threads: 1 } }));
+      await this.output(rowsFromLines(text, this.wide), sink, p.changelog ? 'tail' : undefined);
+    } else if (state && p.aggregation) {
+      await this.fold(values, state, sink, backfill);
+    }
+    for (const c of cursors) c.after = values[P.hi(c.source.index)] ?? c.after;
+    return rows > 0;
+  }
+
+  private async fold(values: Record<string, number>, state: StateTable, sink: ResultSink, backfill: boolean) {
+    const agg = this.program.aggregation!;
+    const policy = this.program.policy;
+    const batch = ++this.batch;
+    let advanced = false;
+    if (agg.window && this.watermark) {
+      const maxText = await this.timed('WatermarkStamper', () =>
+        this.engine.query(agg.window!.maxTime.fill(values), { format: 'TSV' }),
+      );
+      const maxMs = Number(maxText.trim());
+      // Rows older than the watermark in force before this batch are late (dropped); during a
+      // backfill the watermark is muted (Proton's processWithMutedWatermark).
+      const wm = backfill || this.watermark.watermark === NO_WATERMARK ? -9e15 : this.watermark.watermark;
+      await this.timed('Aggregate', () =>
+        state.append(agg.fold.fill({ ...values, [P.watermark]: wm, [P.batch]: batch })),
+      );
+      if (Number.isFinite(maxMs) && maxText.trim() !== '' && maxMs > 0) {
+        advanced = this.watermark.observe(maxMs);
+        this.progressStats.lastEventTime = Math.max(this.progressStats.lastEventTime, maxMs);
+      }
+    } else {
+      await this.timed('Aggregate', () =>
+        state.append(agg.fold.fill({ ...values, [P.watermark]: 0, [P.batch]: batch })),
+      );
+    }
+    if (state.appendsSinceCompact >= COMPACT_EVERY)
+      await this.timed('Compact', () => state.compact(agg.compact));
+    if (backfill) return;
+
+    if (policy.shape === 'global' && policy.onUpdate && !policy.periodicMs) {
+      await this.emit(state, sink, this.changedGroups(state, batch));
+    } else if (policy.shape === 'window') {
+      if (policy.onUpdate && !policy.periodicMs) {
+        const open = `${agg.split.windowEnd} > ${this.watermarkSql()}`;
+        await this.emit(state, sink, `${this.changedGroups(state, batch)} AND ${open}`);
+      }
+      if (advanced && !policy.periodicMs) await this.emitClosedWindows(state, sink);
+    }
+  }
+
+  /** PERIODIC tick with new data: the current result (global), or open windows' intermediate results and closed windows. */
+  private async periodicEmit(state: StateTable, sink: ResultSink): Promise<void> {
+    const policy = this.program.policy;
+    if (policy.shape === 'global') {
+      await this.emit(state, sink, policy.onUpdate ? this.changedGroups(state, this.batch, true) : '1');
+      return;
+    }
+    if (policy.shape === 'window') {
+      await this.emit(state, sink, '1');
+      await this.deleteClosedWindows(state);
+    }
+  }
+
+  private async emitClosedWindows(state: StateTable, sink: ResultSink): Promise<void> {
+    const agg = this.program.aggregation!;
+    const closed = `${agg.split.windowEnd} <= ${this.watermarkSql()}`;
+    await this.emit(state, sink, closed);
+    await this.deleteClosedWindows(state);
+  }
+
+  private async deleteClosedWindows(state: StateTable): Promise<void> {
+    const agg = this.program.aggregation!;
+    if (!this.watermark || this.watermark.watermark === NO_WATERMARK) return;
+    await this.timed('Retire', () => state.delete(`${agg.split.windowEnd} <= ${this.watermarkSql()}`));
+  }
+
+  private watermarkSql(): string {
+    const wm = this.watermark?.watermark ?? NO_WATERMARK;
+    if (wm === NO_WATERMARK) return 'toDateTime64(0, 3)';
+    return `fromUnixTimestamp64Milli(toInt64(${Math.floor(wm)}))`;
+  }
+
+  /** Groups with rows folded in batch `batch` (or since the last emit). */
+  private changedGroups(state: StateTable, batch: number, sinceLastEmit = false): string {
+    const keys = this.program.aggregation!.split.keyColumns;
+    const cond = sinceLastEmit ? `__batch > ${this.lastEmittedBatch}` : `__batch = ${batch}`;
+    if (keys.length === 0) return `(SELECT count() FROM ${state.name} WHERE ${cond}) > 0`;
+    return `(${keys.join(', ')}) IN (SELECT ${keys.join(', ')} FROM ${state.name} WHERE ${cond})`;
+  }
+
+  private lastEmittedBatch = 0;
+
+  private async emit(state: StateTable, sink: ResultSink, filter: string): Promise<void> {
+    const agg = this.program.aggregation!;
+    let sql = agg.emit.fill({
+      __TRB_STATE__: state.name,
+      [P.emitFilter]: filter,
+      [P.emitVersion]: this.emitVersion,
+    });
+    if (this.program.limit !== undefined) sql += `\nLIMIT ${Math.max(this.program.limit - this.emitted, 0)}`;
+    const text = await this.timed('Emit', () => this.engine.query(sql));
+    this.lastEmittedBatch = this.batch;
+    const rows = rowsFromLines(text, this.wide);
+    if (rows.length === 0) return;
+    this.emitVersion++;
+    await this.output(rows, sink, this.program.changelog ? 'aggregate' : undefined);
+  }
+
+  /** Hand rows to the sink, adding `_tp_delta` for EMIT CHANGELOG and honouring LIMIT. */
+  private async output(rows: string[], sink: ResultSink, changelog: 'tail' | 'aggregate' | undefined) {
+    let out = rows;
+    const at = this.program.changelog?.deltaIndex;
+    if (changelog === 'tail' && at !== undefined) {
+      out = rows.map((r) => {
+        const row = parse(r) as unknown[];
+        row.splice(at, 0, 1);
+        return stringify(row) ?? r;
+      });
+    } else if (changelog === 'aggregate' && at !== undefined) {
+      out = [];
+      for (const r of rows) {
+        const row = parse(r) as unknown[];
+        const gk = row.pop();
+        const key = isLosslessNumber(gk) ? gk.toString() : String(gk);
+        const previous = this.lastEmitted.get(key);
+        if (previous) {
+          const retract = [...previous];
+          retract.splice(at, 0, -1);
+          out.push(stringify(retract) ?? '');
+        }
+        this.lastEmitted.set(key, row);
+        const add = [...row];
+        add.splice(at, 0, 1);
+        out.push(stringify(add) ?? '');
+      }
+    }
+    if (this.program.limit !== undefined) out = out.slice(0, Math.max(this.program.limit - this.emitted, 0));
+    if (out.length === 0) return;
+    this.emitted += out.length;
+    await sink.rows(out);
+  }
+
+  private limitReached(): boolean {
+    return this.program.limit !== undefined && this.emitted >= this.program.limit;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, Number.isFinite(ms) ? Math.max(ms, 0) : 2 ** 31 - 1);
+      this.wake = done;
+    });
+  }
+
+  private async timed<T extends { text(): string } | void>(
+    name: string,
+    fn: () => Promise<T>,
+  ): Promise<string> {
+    const started = process.hrtime.bigint();
+    const r = await fn();
+    const text = r ? r.text() : '';
+    const s = this.steps.get(name) ?? { name, calls: 0, ns: 0, bytes: 0 };
+    s.calls++;
+    s.ns += Number(process.hrtime.bigint() - started);
+    s.bytes += text.length;
+    this.steps.set(name, s);
+    this.progressStats.scannedBytes += text.length;
+    return text;
+  }
+}

@@ -1,0 +1,360 @@
+import type { Engine } from '../engine/engine.ts';
+import { err } from '../errors/tributary-error.ts';
+import type { ResultColumn } from '../queries/query-types.ts';
+import { andAll, conjuncts, findAggregates, isAggregation } from '../sql/analyzer/query-facts.ts';
+import type { Expr, FunctionCall, Identifier } from '../sql/ast/expression.ts';
+import type { FromItem, Query, SelectQuery, TableFunctionRef } from '../sql/ast/query.ts';
+import { NO_SPAN } from '../sql/ast/span.ts';
+import type { TableResolver } from '../sql/translator/resolver.ts';
+import { translateQuery } from '../sql/translator/translate.ts';
+import { splitWindowArgs } from '../sql/translator/window-sources.ts';
+import { toProtonType } from '../sql/types/proton-types.ts';
+import { rangeSource } from '../stream/stream-reads.ts';
+import { STATE_TABLE, splitAggregation } from './aggregate-split.ts';
+import { type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
+import { P, SqlTemplate } from './sql-template.ts';
+import { type StartPosition, startPositions } from './start-position.ts';
+import { type BindingContext, type BoundSource, StreamBinder } from './stream-bindings.ts';
+import type { AggregationProgram, StreamingProgram } from './streaming-program.ts';
+import type { WindowShape } from './watermark.ts';
+import { intervalOf, type WindowInterval } from './window-interval.ts';
+
+export interface StreamingPlanContext extends BindingContext {
+  readonly engine: Engine;
+  /** Last committed sn of a stream key (for `latest` starts). */
+  committedSn(key: string): number;
+}
+
+const ident = (...parts: string[]): Identifier => ({ kind: 'Identifier', parts, span: NO_SPAN });
+const num = (text: string | number): Expr => ({ kind: 'Number', text: String(text), span: NO_SPAN });
+const call = (name: string, ...args: Expr[]): FunctionCall => ({
+  kind: 'Function',
+  name,
+  args,
+  distinct: false,
+  span: NO_SPAN,
+});
+
+/** Streaming-only functions as the executor runs them. */
+function streamingFunction(f: FunctionCall): string {
+  switch (f.name.toLowerCase()) {
+    case 'emit_version':
+      return P.emitVersion;
+    case 'earliest_ts':
+    case 'earliest_timestamp':
+      return "toDateTime64(0, 3, 'UTC')";
+    default:
+      throw err('NOT_IMPLEMENTED', {
+        detail: `Function ${f.name} is not supported in streaming queries yet`,
+      });
+  }
+}
+
+/** The window table function a streaming aggregation groups by, if any (left-most source of FROM). */
+function windowFunction(from: FromItem | undefined): TableFunctionRef | undefined {
+  if (!from) return undefined;
+  if (from.kind === 'Join' || from.kind === 'ArrayJoin') return windowFunction(from.left);
+  if (from.kind === 'TableFunction' && ['tumble', 'hop', 'session'].includes(from.name.toLowerCase()))
+    return from;
+  return undefined;
+}
+
+function windowShape(w: TableFunctionRef): { shape: WindowShape; time: Expr } {
+  const name = w.name.toLowerCase();
+  const intervals = name === 'hop' ? 2 : name === 'session' ? 2 : 1;
+  const args = splitWindowArgs(name, w.args, intervals);
+  const time = args.timeColumn ?? ident('_tp_time');
+  const iv = args.intervals.map((e, i) => intervalOf(e, `${name}() interval ${i + 1}`));
+  if (name === 'tumble') return { shape: { kind: 'tumble', size: iv[0] as WindowInterval }, time };
+  if (name === 'hop') {
+    const [slide, size] = iv as [WindowInterval, WindowInterval];
+    if (!size)
+      throw err('BAD_ARGUMENTS', {
+        detail: 'hop() needs a slide and a size interval, e.g. hop(s, ts, 1s, 5s)',
+      });
+    if (slide.unit !== size.unit)
+      throw err('BAD_ARGUMENTS', { detail: 'hop() slide and size must use the same interval unit' });
+    if (slide.value > size.value)
+      throw err('BAD_ARGUMENTS', { detail: 'hop() slide must not be larger than its size' });
+    return { shape: { kind: 'hop', slide, size }, time };
+  }
+  throw err('NOT_IMPLEMENTED', { detail: 'session() windows are not supported in streaming queries yet' });
+}
+
+/** Does a nested SELECT (CTE, subquery, view) aggregate over a bound stream? */
+function nestedAggregation(q: Query, top: SelectQuery): boolean {
+  let found = false;
+  const visit = (s: Query, isTop: boolean) => {
+    if (s.kind === 'Union') {
+      for (const m of s.queries) visit(m, false);
+      return;
+    }
+    if (!isTop && isAggregation(s) && readsBoundSource(s)) found = true;
+    for (const w of s.with ?? []) if (w.kind === 'Cte') visit(w.query, false);
+    const walkFrom = (f: FromItem | undefined) => {
+      if (!f) return;
+      if (f.kind === 'Join') {
+        walkFrom(f.left);
+        walkFrom(f.right);
+      } else if (f.kind === 'ArrayJoin') walkFrom(f.left);
+      else if (f.kind === 'SubqueryTable') visit(f.query, false);
+      else if (f.kind === 'TableFunction')
+        for (const a of f.args) if (a.kind === 'Subquery') visit(a.query, false);
+    };
+    walkFrom(s.from);
+  };
+  visit(q, q === top);
+  return found;
+}
+
+function readsBoundSource(s: SelectQuery): boolean {
+  return JSON.stringify(s.from ?? {}).includes('__trb_src_');
+}
+
+/** Describe a query's result columns, in Proton type names. */
+async function describe(engine: Engine, sql: string): Promise<ResultColumn[]> {
+  const r = await engine.query(`DESCRIBE (${sql})`, { format: 'JSONCompactEachRow' });
+  return r
+    .text()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [name, type] = JSON.parse(line) as [string, string];
+      return { name, type: toProtonType(type) };
+    });
+}
+
+const EMPTY_RANGES = (sources: readonly BoundSource[]) =>
+  Object.fromEntries(
+    sources.flatMap((s) => [
+      [P.lo(s.index), 0],
+      [P.hi(s.index), 0],
+    ]),
+  );
+
+/**
+ * Plan a streaming query: bind its streams to range reads, classify it (tail, global or window
+ * aggregation), resolve its emit policy and start positions, and prepare the SQL of its steps.
+ */
+export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext): Promise<StreamingProgram> {
+  if (query.kind === 'Union')
+    throw err('NOT_IMPLEMENTED', { detail: 'UNION of streaming queries is not supported yet' });
+  const binder = new StreamBinder(ctx);
+  const bound = binder.select(query);
+  const sources = binder.sources;
+  if (sources.length === 0)
+    throw err('INCORRECT_QUERY', { detail: 'The query reads no stream; run it historically' });
+  if (nestedAggregation(bound, bound)) {
+    throw err('NOT_IMPLEMENTED', {
+      detail:
+        'aggregations over streams inside subqueries, CTEs or views (window over window) are not supported yet',
+    });
+  }
+
+  const limit = bound.limit?.limit.kind === 'Number' ? Number(bound.limit.limit.text) : undefined;
+  const settings = bound.settings ?? [];
+  const { emit, limit: _limit, settings: _settings, format: _format, ...rest } = bound;
+  let select: SelectQuery = rest;
+
+  // Start positions: rewind predicates on _tp_time/_tp_sn and `seek_to` (streaming-sql-notes §1.4).
+  const starts: StartPosition[] = await startPositions(select, settings, sources, ctx);
+  const startAfter = starts.map((s) => s.after);
+
+  const aggregating = isAggregation(select);
+  const wf = aggregating ? windowFunction(select.from) : undefined;
+  const shape: QueryShape = !aggregating ? 'tail' : wf ? 'window' : 'global';
+  const policy = resolveEmitPolicy(emit, shape);
+
+  // EMIT CHANGELOG: `_tp_delta` is produced by the executor; take it out of the select list.
+  let changelog: StreamingProgram['changelog'];
+  if (policy.changelog && shape !== 'tail') {
+    const at = select.columns.findIndex((c) => c.kind === 'Identifier' && c.parts.at(-1) === '_tp_delta');
+    const columns = select.columns.filter((_, i) => i !== at);
+    select = { ...select, columns };
+    changelog = { deltaIndex: at >= 0 ? at : columns.length };
+  }
+
+  // Tail rows leave in ingest order: the range read is ordered by `_tp_sn` and tail steps run
+  // single-threaded, so filters and projections keep that order.
+  const ordered = !aggregating;
+  const rangeSql = (s: BoundSource) =>
+    `(SELECT * FROM ${rangeSource(s.definition)} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}${ordered ? ' ORDER BY _tp_sn' : ''})`;
+  const resolver: TableResolver = binder.resolver(rangeSql);
+  const translate = (q: SelectQuery, r: TableResolver = resolver) =>
+    translateQuery(q, { resolver: r, streamingFunction });
+
+  if (shape === 'tail') {
+    const tail = new SqlTemplate(translate(select));
+    let header = await describe(ctx.engine, tail.fill({ ...EMPTY_RANGES(sources), [P.emitVersion]: 0 }));
+    if (policy.changelog && !header.some((h) => h.name === '_tp_delta')) {
+      changelog = { deltaIndex: header.length };
+      header = [...header, { name: '_tp_delta', type: 'int8' }];
+    }
+    return {
+      shape,
+      sources,
+      startAfter,
+      policy,
+      header,
+      tail,
+      ...(limit !== undefined ? { limit } : {}),
+      ...(changelog ? { changelog } : {}),
+    };
+  }
+
+  if (sources.length > 1)
+    throw err('NOT_IMPLEMENTED', { detail: 'aggregations over more than one stream are not supported yet' });
+  if (findAggregates(select).some((a) => a.over !== undefined)) {
+    throw err('NOT_IMPLEMENTED', {
+      detail: 'aggregate functions with OVER (...) are not supported in streaming queries yet',
+    });
+  }
+  const split = splitAggregation(select, { window: shape === 'window' });
+  const win = wf ? windowShape(wf) : undefined;
+
+  // The fold: partial states per group, with the batch number and (windows) the late-row filter.
+  const timeMs = win ? call('to_unix_timestamp64_milli', call('to_datetime64', win.time, num(3))) : undefined;
+  const foldWhere = andAll([
+    ...conjuncts(split.fold.where),
+    ...(timeMs
+      ? [{ kind: 'Binary', op: '>=', left: timeMs, right: num(P.watermark), span: NO_SPAN } as Expr]
+      : []),
+  ]);
+  const fold: SelectQuery = {
+    ...split.fold,
+    columns: [
+      ...split.fold.columns,
+      { kind: 'Alias', expr: call('to_uint64', num(P.batch)), alias: '__batch', span: NO_SPAN },
+    ],
+    ...(foldWhere ? { where: foldWhere } : {}),
+  };
+  const foldSql = new SqlTemplate(translate(fold, resolver));
+  const emptyFold = foldSql.fill({ ...EMPTY_RANGES(sources), [P.watermark]: 0, [P.batch]: 0 });
+
+  const stateResolver = (stateSql: string): TableResolver => ({
+    ...resolver,
+    resolve: (db, name) =>
+      db === undefined && name === STATE_TABLE
+        ? { kind: 'engine_table', engineSql: stateSql }
+        : resolver.resolve(db, name),
+  });
+  let emitSelect = split.emit;
+  if (split.windowEnd && !emitSelect.orderBy) {
+    emitSelect = {
+      ...emitSelect,
+      orderBy: [{ kind: 'OrderItem', expr: ident(split.windowEnd), span: NO_SPAN }],
+    };
+  }
+  if (changelog) {
+    const key = split.keyColumns.length
+      ? call('city_hash64', ...split.keyColumns.map((k) => ident(k)))
+      : num(0);
+    emitSelect = {
+      ...emitSelect,
+      columns: [...emitSelect.columns, { kind: 'Alias', expr: key, alias: '__trb_gk', span: NO_SPAN }],
+    };
+  }
+  const emitSql = new SqlTemplate(
+    translate(emitSelect, stateResolver(`(SELECT * FROM __TRB_STATE__ WHERE ${P.emitFilter})`)),
+  );
+  let header = await describe(
+    ctx.engine,
+    emitSql.fill({ __TRB_STATE__: `(${emptyFold})`, [P.emitFilter]: 1, [P.emitVersion]: 0 }),
+  );
+  if (changelog) {
+    header = header.filter((h) => h.name !== '__trb_gk');
+    header.splice(changelog.deltaIndex, 0, { name: '_tp_delta', type: 'int8' });
+  }
+
+  const compactSelect: SelectQuery = {
+    kind: 'Select',
+    distinct: false,
+    columns: [
+      ...split.keyColumns.map((k) => ident(k)),
+      ...split.stateColumns.map(
+        (a, i): Expr => ({ kind: 'Alias', expr: mergeState(split, i), alias: a, span: NO_SPAN }),
+      ),
+      { kind: 'Alias', expr: call('max', ident('__batch')), alias: '__batch', span: NO_SPAN },
+    ],
+    from: { kind: 'Table', name: STATE_TABLE, span: NO_SPAN },
+    ...(split.keyColumns.length
+      ? {
+          groupBy: {
+            kind: 'GroupBy',
+            items: split.keyColumns.map((k) => ident(k)),
+            withTotals: false,
+            span: NO_SPAN,
+          },
+        }
+      : {}),
+    span: NO_SPAN,
+  };
+
+  const aggregation: AggregationProgram = {
+    split,
+    fold: foldSql,
+    emptyFold,
+    emit: emitSql,
+    compact: (table) =>
+      translateQuery(compactSelect, { resolver: stateResolver(table), protonColumnNames: false }),
+    ...(win && timeMs
+      ? {
+          window: {
+            shape: win.shape,
+            ...(policy.shape === 'window' && policy.delay ? { delay: policy.delay } : {}),
+            maxTime: new SqlTemplate(
+              translate({
+                kind: 'Select',
+                distinct: false,
+                ...(select.with ? { with: select.with } : {}),
+                columns: [{ kind: 'Alias', expr: call('max', timeMs), alias: '__max_ms', span: NO_SPAN }],
+                ...(select.from ? { from: select.from } : {}),
+                ...(select.where ? { where: select.where } : {}),
+                span: NO_SPAN,
+              }),
+            ),
+          },
+        }
+      : {}),
+  };
+  return {
+    shape,
+    sources,
+    startAfter,
+    policy,
+    header,
+    aggregation,
+    ...(limit !== undefined ? { limit } : {}),
+    ...(changelog ? { changelog } : {}),
+  };
+}
+
+/** `sum_merge_state(__a0)`: the merged partial state of a group, for compaction. */
+function mergeState(split: ReturnType<typeof splitAggregation>, i: number): Expr {
+  const merge = findMerge(split.emit, `__a${i}`);
+  if (!merge) return ident(`__a${i}`);
+  return { ...merge, name: merge.name.replace(/_merge$/, '_merge_state') };
+}
+
+function findMerge(q: SelectQuery, column: string): FunctionCall | undefined {
+  let found: FunctionCall | undefined;
+  const visit = (v: unknown): void => {
+    if (found || !v || typeof v !== 'object') return;
+    if (Array.isArray(v)) {
+      for (const x of v) visit(x);
+      return;
+    }
+    const n = v as { kind?: string };
+    if (n.kind === 'Function') {
+      const f = v as FunctionCall;
+      const first = f.args[0];
+      if (/_merge$/.test(f.name) && first?.kind === 'Identifier' && first.parts[0] === column) {
+        found = f;
+        return;
+      }
+    }
+    for (const x of Object.values(v)) visit(x);
+  };
+  visit(q);
+  return found;
+}

@@ -1,0 +1,44 @@
+import type { ResultColumn } from '../queries/query-types.ts';
+import type { AggregateSplit } from './aggregate-split.ts';
+import type { EmitPolicy } from './emit-policy.ts';
+import type { SqlTemplate } from './sql-template.ts';
+import type { BoundSource } from './stream-bindings.ts';
+import type { WindowShape } from './watermark.ts';
+import type { WindowInterval } from './window-interval.ts';
+
+/** Everything the executor needs to run one streaming query, decided at plan time. */
+export interface StreamingProgram {
+  readonly shape: 'tail' | 'global' | 'window';
+  readonly sources: readonly BoundSource[];
+  /** Per source: rows with `_tp_sn <= startAfter[i]` are not read (-1 reads from the beginning). */
+  readonly startAfter: readonly number[];
+  readonly policy: EmitPolicy;
+  /** The query ends once this many rows were emitted. */
+  readonly limit?: number;
+  /** The header as the client sees it. */
+  readonly header: ResultColumn[];
+  /** Tail: the SQL reading a range and producing result rows. */
+  readonly tail?: SqlTemplate;
+  /** Aggregations. */
+  readonly aggregation?: AggregationProgram;
+  /** EMIT CHANGELOG: where `_tp_delta` goes in the output row (the engine does not produce it). */
+  readonly changelog?: { readonly deltaIndex: number };
+}
+
+export interface AggregationProgram {
+  readonly split: AggregateSplit;
+  /** Fold a range into partial states; `__TRB_WM__` (late filter) and `__TRB_BATCH__` are filled per batch. */
+  readonly fold: SqlTemplate;
+  /** The same fold over no rows: creates the state table with the right column types. */
+  readonly emptyFold: string;
+  /** Emit: reads `__TRB_STATE__` filtered by `__TRB_EMIT_FILTER__`; `__TRB_EMIT_VERSION__` per emit. */
+  readonly emit: SqlTemplate;
+  /** One row per group with merged states, from a table given at run time (compaction). */
+  readonly compact: (table: string) => string;
+  readonly window?: {
+    readonly shape: WindowShape;
+    readonly delay?: WindowInterval;
+    /** Largest event time (epoch ms) of a range, after WHERE. */
+    readonly maxTime: SqlTemplate;
+  };
+}
