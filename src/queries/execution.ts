@@ -24,6 +24,8 @@ export interface RowsPlan {
   run(sink: ResultSink, signal: AbortSignal): Promise<void>;
   progress(): ExecutionProgress;
   pipeline(): PipelineStep[];
+  /** Release what planning set up, for a plan that will not run. */
+  dispose?(): Promise<void>;
 }
 
 /** Options the planner takes from the request. */

@@ -1,10 +1,12 @@
 import type { Catalog } from '../catalog/catalog.ts';
 import { quoteIdent } from '../engine/settings-clause.ts';
+import { isStreamingQuery } from '../sql/analyzer/streaming.ts';
 import type { Query } from '../sql/ast/query.ts';
 import { parseQuery } from '../sql/parser/parse.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
 import type { StreamDefinition } from '../stream/stream-definition.ts';
 import { historicalSource } from '../stream/stream-reads.ts';
+import { qualifyReferences } from './view-references.ts';
 
 /** What the resolver needs of the stream layer. */
 export interface StreamLookup {
@@ -22,6 +24,9 @@ export interface ViewRecord {
   target_stream?: string;
   /** The view's columns (name, Proton type), when known. */
   columns?: { name: string; type: string }[];
+  /** A stable id given at creation (the contract's `View.id`). */
+  id?: string;
+  description?: string;
 }
 
 /** Engine databases whose tables SQL may read directly. */
@@ -34,6 +39,8 @@ const ENGINE_DATABASES = new Set(['system', 'information_schema', 'INFORMATION_S
  */
 export class CatalogResolver implements TableResolver {
   private readonly parsedViews = new Map<string, { text: string; query: Query }>();
+  /** Boundedness of the views met while resolving one name (views nest; cycles read as streaming). */
+  private boundedMemo: Map<string, boolean> | undefined;
 
   constructor(
     private readonly catalog: Catalog,
@@ -51,13 +58,16 @@ export class CatalogResolver implements TableResolver {
         const target = this.streams.get(database, view.target_stream ?? name)?.value;
         return target ? this.streamTable(target, 'materialized_view', name) : undefined;
       }
+      const viewQuery = this.viewQuery(database, name, view.query);
       return {
         kind: 'view',
         database,
         name,
         engineSql: '',
-        viewQuery: this.viewQuery(database, name, view.query),
+        viewQuery,
         ...(view.columns ? { columns: view.columns } : {}),
+        // A view whose query reads no stream incrementally (table(s), engine tables) is bounded.
+        ...(this.isBounded(`${database}.${name}`, viewQuery) ? { bounded: true } : {}),
       };
     }
     if (db !== undefined && ENGINE_DATABASES.has(db)) {
@@ -103,8 +113,31 @@ export class CatalogResolver implements TableResolver {
     const key = `${db}.${name}`;
     const cached = this.parsedViews.get(key);
     if (cached && cached.text === text) return cached.query;
-    const query = parseQuery(text);
+    // Unqualified names in a view's query are the view's database's, wherever the view is used.
+    const parsed = parseQuery(text);
+    const query = db === this.defaultDatabase ? parsed : qualifyReferences(parsed, db);
     this.parsedViews.set(key, { text, query });
     return query;
+  }
+
+  private isBounded(key: string, query: Query): boolean {
+    const outermost = this.boundedMemo === undefined;
+    const memo = this.boundedMemo ?? new Map<string, boolean>();
+    this.boundedMemo = memo;
+    try {
+      const known = memo.get(key);
+      if (known !== undefined) return known;
+      memo.set(key, false);
+      let bounded = false;
+      try {
+        bounded = !isStreamingQuery(query, this);
+      } catch {
+        // a view whose sources no longer resolve: using it reports the error
+      }
+      memo.set(key, bounded);
+      return bounded;
+    } finally {
+      if (outermost) this.boundedMemo = undefined;
+    }
   }
 }

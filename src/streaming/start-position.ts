@@ -5,7 +5,7 @@ import type { Expr, Setting } from '../sql/ast/expression.ts';
 import type { SelectQuery } from '../sql/ast/query.ts';
 import { walk } from '../sql/ast/walk.ts';
 import { rangeSource } from '../stream/stream-reads.ts';
-import type { BoundSource } from './stream-bindings.ts';
+import type { BoundSource, StreamSource } from './stream-bindings.ts';
 
 /** Where a source starts: rows with `_tp_sn <= after` are skipped (-1 reads everything). */
 export interface StartPosition {
@@ -50,7 +50,7 @@ function settingText(s: Setting | undefined): string | undefined {
 }
 
 /** The first sequence number of the source at or after `timeMs` (committed + 1 when none). */
-async function firstSnAtOrAfter(source: BoundSource, timeMs: number, ctx: StartContext): Promise<number> {
+async function firstSnAtOrAfter(source: StreamSource, timeMs: number, ctx: StartContext): Promise<number> {
   const r = await ctx.engine.query(
     `SELECT min(_tp_sn) FROM ${rangeSource(source.definition)} WHERE _tp_time >= fromUnixTimestamp64Milli(toInt64(${Math.floor(timeMs)}))`,
     { format: 'TSV' },
@@ -69,7 +69,7 @@ async function firstSnAtOrAfter(source: BoundSource, timeMs: number, ctx: StartC
 }
 
 /** `seek_to`: latest (default), earliest, a sequence number, an absolute or relative time. */
-async function seekTo(value: string, source: BoundSource, ctx: StartContext): Promise<number> {
+async function seekTo(value: string, source: StreamSource, ctx: StartContext): Promise<number> {
   const v = (value.split(',')[0] ?? '').trim();
   if (v === '' || v.toLowerCase() === 'latest') return ctx.committedSn(source.key);
   if (v.toLowerCase() === 'earliest') return -1;
@@ -128,7 +128,9 @@ export async function startPositions(
   const rewind = rewindStart(select);
   const out: StartPosition[] = [];
   for (const source of sources) {
-    if (seek !== undefined) out.push({ after: await seekTo(seek, source, ctx) });
+    // A nested query's output is new with this query: read all of it.
+    if (source.kind === 'derived') out.push({ after: -1 });
+    else if (seek !== undefined) out.push({ after: await seekTo(seek, source, ctx) });
     else if (rewind !== undefined) out.push({ after: rewind });
     else out.push({ after: ctx.committedSn(source.key) });
   }

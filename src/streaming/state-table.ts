@@ -63,3 +63,12 @@ export class StateTable {
     await this.engine.query(`DROP TABLE IF EXISTS ${this.name}`);
   }
 }
+
+/**
+ * Drop the state of streaming queries that ran before a restart: ad-hoc queries end with the
+ * process, so whatever is left in the state database is stale.
+ */
+export async function resetStreamingState(engine: Engine): Promise<void> {
+  await engine.query(`DROP DATABASE IF EXISTS ${quoteIdent(STATE_DB)}`);
+  await engine.query(`CREATE DATABASE ${quoteIdent(STATE_DB)}`);
+}

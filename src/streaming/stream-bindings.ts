@@ -1,15 +1,36 @@
 import { err } from '../errors/tributary-error.ts';
+import { isAggregation } from '../sql/analyzer/query-facts.ts';
+import { isStreamingQuery } from '../sql/analyzer/streaming.ts';
 import type { Expr } from '../sql/ast/expression.ts';
 import type { FromItem, Query, SelectQuery, WithItem } from '../sql/ast/query.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
 import type { StreamDefinition } from '../stream/stream-definition.ts';
 
-/** A stream the streaming query reads incrementally (not through `table()`). */
-export interface BoundSource {
+/** What a streaming query reads incrementally: a stream, or the output of a nested streaming query. */
+export type BoundSource = StreamSource | DerivedSource;
+
+/** A stream read incrementally (not through `table()`). */
+export interface StreamSource {
+  readonly kind: 'stream';
   /** Position in the query's source list; also the suffix of its range placeholders. */
   readonly index: number;
   readonly definition: StreamDefinition;
   /** `db.name`, the key of the stream's committed-range notifications. */
+  readonly key: string;
+}
+
+/**
+ * An aggregation nested in the query (a CTE, subquery or view that aggregates over a stream): it
+ * runs as its own streaming query whose emitted rows land in an engine table with their own
+ * sequence numbers, which the outer query reads by range (DESIGN.md §5, "a DAG of steps").
+ */
+export interface DerivedSource {
+  readonly kind: 'derived';
+  readonly index: number;
+  /** The nested query, bound and planned separately. */
+  readonly query: Query;
+  /** The engine table its rows go to (created when the query runs). */
+  readonly table: string;
   readonly key: string;
 }
 
@@ -21,6 +42,8 @@ const markerName = (i: number) => `${MARKER_PREFIX}${i}`;
 
 export interface BindingContext {
   readonly resolver: TableResolver;
+  /** A fresh engine table name for a derived source. */
+  derivedTable?(index: number): string;
   /** The definition of a stream the resolver resolved (kind `stream` or a materialized view's target). */
   streamDefinition(
     resolved: ResolvedTable,
@@ -37,6 +60,8 @@ export interface BindingContext {
 export class StreamBinder {
   readonly sources: BoundSource[] = [];
   private readonly cteScopes: Set<string>[] = [];
+  /** CTE names whose body is a nested streaming aggregation, to the derived source's index. */
+  private readonly derivedCtes: Map<string, number>[] = [];
 
   constructor(private readonly ctx: BindingContext) {}
 
@@ -47,24 +72,55 @@ export class StreamBinder {
 
   select(q: SelectQuery): SelectQuery {
     const scope = new Set<string>();
+    const derived = new Map<string, number>();
     this.cteScopes.push(scope);
+    this.derivedCtes.push(derived);
     try {
-      const withItems = q.with?.map((w): WithItem => {
-        if (w.kind !== 'Cte') return w;
-        const bound = { ...w, query: this.query(w.query) };
-        scope.add(w.name);
-        return bound;
-      });
+      const withItems = q.with
+        ?.filter((w) => {
+          if (w.kind !== 'Cte' || !this.isNestedAggregation(w.query)) return true;
+          derived.set(w.name, this.derive(w.query));
+          return false;
+        })
+        .map((w): WithItem => {
+          if (w.kind !== 'Cte') return w;
+          const bound = { ...w, query: this.query(w.query) };
+          scope.add(w.name);
+          return bound;
+        });
       const from = q.from ? this.from(q.from) : undefined;
+      const { with: _with, ...rest } = q;
       return {
-        ...q,
-        ...(withItems ? { with: withItems } : {}),
+        ...rest,
+        ...(withItems?.length ? { with: withItems } : {}),
         ...(from ? { from } : {}),
         ...(q.where ? { where: this.subqueriesIn(q.where) } : {}),
       };
     } finally {
       this.cteScopes.pop();
+      this.derivedCtes.pop();
     }
+  }
+
+  /** A query nested in FROM that aggregates over a stream: it becomes a derived source. */
+  private isNestedAggregation(q: Query): boolean {
+    if (!this.ctx.derivedTable || q.kind !== 'Select') return false;
+    return isAggregation(q) && isStreamingQuery(q, this.ctx.resolver);
+  }
+
+  private derive(query: Query): number {
+    const index = this.sources.length;
+    const table = this.ctx.derivedTable?.(index) ?? '';
+    this.sources.push({ kind: 'derived', index, query, table, key: `derived:${table}` });
+    return index;
+  }
+
+  private derivedCte(name: string): number | undefined {
+    for (let i = this.derivedCtes.length - 1; i >= 0; i--) {
+      const index = this.derivedCtes[i]?.get(name);
+      if (index !== undefined) return index;
+    }
+    return undefined;
   }
 
   /** A resolver for the translator: placeholders resolve to range reads with markers. */
@@ -76,8 +132,13 @@ export class StreamBinder {
         if (db === undefined && name.startsWith(MARKER_PREFIX)) {
           const source = this.sources[Number(name.slice(MARKER_PREFIX.length))];
           if (!source) return undefined;
+          if (source.kind === 'derived') {
+            return { kind: 'stream', engineSql: rangeSql(source), hiddenColumns: ['_tp_sn', '_tp_time'] };
+          }
           const r = base.resolve(source.definition.db, source.definition.name);
-          return { ...(r ?? { kind: 'stream' }), kind: 'stream', engineSql: rangeSql(source) };
+          // The range read exposes `_tp_sn` (a materialized column `*` would not show); keep it out of `*`.
+          const hiddenColumns = [...new Set([...(r?.hiddenColumns ?? []), '_tp_sn'])];
+          return { ...(r ?? { kind: 'stream' }), kind: 'stream', engineSql: rangeSql(source), hiddenColumns };
         }
         return base.resolve(db, name);
       },
@@ -95,8 +156,25 @@ export class StreamBinder {
       case 'ArrayJoin':
         return { ...item, left: this.from(item.left) };
       case 'SubqueryTable':
+        if (this.isNestedAggregation(item.query)) {
+          const index = this.derive(item.query);
+          return {
+            kind: 'Table',
+            name: markerName(index),
+            alias: item.alias ?? `__derived_${index}`,
+            span: item.span,
+          };
+        }
         return { ...item, query: this.query(item.query) };
       case 'Table': {
+        const derived = item.database === undefined ? this.derivedCte(item.name) : undefined;
+        if (derived !== undefined)
+          return {
+            kind: 'Table',
+            name: markerName(derived),
+            alias: item.alias ?? item.name,
+            span: item.span,
+          };
         if (item.database === undefined && this.isCte(item.name)) return item;
         const bound = this.name(item.database, item.name);
         if (!bound) return item;
@@ -123,13 +201,19 @@ export class StreamBinder {
     if (e.kind === 'Identifier' && e.parts.length <= 2) {
       const [db, name] =
         e.parts.length === 2 ? [e.parts[0], e.parts[1] as string] : [undefined, e.parts[0] as string];
+      const derived = db === undefined ? this.derivedCte(name) : undefined;
+      if (derived !== undefined) return { kind: 'Identifier', parts: [markerName(derived)], span: e.span };
       if (db === undefined && this.isCte(name)) return e;
       const bound = this.name(db, name);
       if (!bound) return e;
       if (bound.kind === 'view') return { kind: 'Subquery', query: bound.query, span: e.span };
       return { kind: 'Identifier', parts: [markerName(bound.index)], span: e.span };
     }
-    if (e.kind === 'Subquery') return { ...e, query: this.query(e.query) };
+    if (e.kind === 'Subquery') {
+      if (this.isNestedAggregation(e.query))
+        return { kind: 'Identifier', parts: [markerName(this.derive(e.query))], span: e.span };
+      return { ...e, query: this.query(e.query) };
+    }
     if (e.kind === 'Function' && ['dedup', 'changelog'].includes(e.name.toLowerCase()) && e.args[0]) {
       return { ...e, args: [this.sourceArg(e.args[0]), ...e.args.slice(1)] };
     }
@@ -150,6 +234,7 @@ export class StreamBinder {
     if (r.bounded) return undefined;
     if (r.kind === 'view') {
       if (!r.viewQuery) return undefined;
+      if (this.isNestedAggregation(r.viewQuery)) return { kind: 'stream', index: this.derive(r.viewQuery) };
       return { kind: 'view', query: this.query(r.viewQuery) };
     }
     if (r.kind !== 'stream' && r.kind !== 'materialized_view') return undefined;
@@ -157,7 +242,7 @@ export class StreamBinder {
     if (!definition) return undefined;
     const key = `${definition.db}.${definition.name}`;
     const index = this.sources.length;
-    this.sources.push({ index, definition, key });
+    this.sources.push({ kind: 'stream', index, definition, key });
     return { kind: 'stream', index };
   }
 }

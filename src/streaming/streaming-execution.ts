@@ -4,6 +4,7 @@ import type { RowsPlan } from '../queries/execution.ts';
 import type { QueryAnalysis, ResultColumn } from '../queries/query-types.ts';
 import type { ExecutionProgress, PipelineStep, ResultSink } from '../queries/result-sink.ts';
 import { rowsFromLines, wideIntegerColumns } from '../queries/row-codec.ts';
+import { DerivedRanges } from './derived-ranges.ts';
 import { type CommittedRanges, SourceCursor } from './source-cursor.ts';
 import { P } from './sql-template.ts';
 import { StateTable } from './state-table.ts';
@@ -57,14 +58,34 @@ export class StreamingExecution implements RowsPlan {
 
   async run(sink: ResultSink, signal: AbortSignal): Promise<void> {
     const p = this.program;
-    const cursors = p.sources.map(
-      (s, i) => new SourceCursor(s, p.startAfter[i] ?? -1, this.ranges, () => this.wake?.()),
-    );
+    const ranges = new DerivedRanges(this.ranges);
+    const childAbort = new AbortController();
+    const children: Promise<void>[] = [];
+    let cursors: SourceCursor[] = [];
     const state = p.aggregation ? new StateTable(this.engine, 'q') : undefined;
-    const onAbort = () => this.wake?.();
+    const onAbort = () => {
+      childAbort.abort();
+      this.wake?.();
+    };
     signal.addEventListener('abort', onAbort);
     this.status = 'running';
+    let childFailure: unknown;
     try {
+      // Nested queries run alongside, each writing into its derived table.
+      for (const child of p.children) {
+        await this.engine.query(child.createTable);
+        const execution = new StreamingExecution(this.engine, this.ranges, child.program, this.analysis);
+        const into = this.derivedSink(child.source.table, child.source.key, child.program.header, ranges);
+        children.push(
+          execution.run(into, childAbort.signal).catch((e: unknown) => {
+            childFailure = e;
+            this.wake?.();
+          }),
+        );
+      }
+      cursors = p.sources.map(
+        (s, i) => new SourceCursor(s, p.startAfter[i] ?? -1, ranges, () => this.wake?.()),
+      );
       if (state && p.aggregation) await state.create(p.aggregation.emptyFold);
       const policy = p.policy;
       const periodicMs = policy.shape !== 'tail' ? policy.periodicMs : undefined;
@@ -75,6 +96,7 @@ export class StreamingExecution implements RowsPlan {
       let backfill = cursors.some((c) => c.pending > 0);
 
       while (!signal.aborted && !this.limitReached()) {
+        if (childFailure) throw childFailure;
         const pending = cursors.filter((c) => c.pending > 0);
         if (pending.length > 0) {
           const hadRows = await this.step(cursors, state, sink, backfill);
@@ -114,9 +136,39 @@ export class StreamingExecution implements RowsPlan {
       throw e;
     } finally {
       signal.removeEventListener('abort', onAbort);
+      childAbort.abort();
+      await Promise.allSettled(children);
       for (const c of cursors) c.close();
       await state?.drop().catch(() => undefined);
+      await this.dispose();
     }
+  }
+
+  /** Drop the derived tables of nested queries (also for a plan that never ran). */
+  async dispose(): Promise<void> {
+    await dropDerivedTables(this.engine, this.program);
+  }
+
+  /** Where a nested query's rows go: its derived table, each row with the next sequence number. */
+  private derivedSink(
+    table: string,
+    key: string,
+    header: readonly ResultColumn[],
+    ranges: DerivedRanges,
+  ): ResultSink {
+    let next = 0;
+    const columns = [...header.map((h) => h.name), '_tp_sn'];
+    return {
+      rows: async (rows) => {
+        const first = next;
+        const payload = rows
+          .map((r, i) => `${r.slice(0, -1)}${r.length > 2 ? ',' : ''}${first + i}]`)
+          .join('\n');
+        await this.engine.insert(table, payload, { format: 'JSONCompactEachRow', columns });
+        next += rows.length;
+        ranges.publish(key, next - 1);
+      },
+    };
   }
 
   progress(): ExecutionProgress {
@@ -327,5 +379,12 @@ export class StreamingExecution implements RowsPlan {
     this.steps.set(name, s);
     this.progressStats.scannedBytes += text.length;
     return text;
+  }
+}
+
+async function dropDerivedTables(engine: Engine, program: StreamingProgram): Promise<void> {
+  for (const child of program.children) {
+    await engine.query(`DROP TABLE IF EXISTS ${child.source.table}`).catch(() => undefined);
+    await dropDerivedTables(engine, child.program);
   }
 }

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { Engine } from '../engine/engine.ts';
+import { quoteIdent } from '../engine/settings-clause.ts';
 import { err } from '../errors/tributary-error.ts';
 import type { ResultColumn } from '../queries/query-types.ts';
 import { andAll, conjuncts, findAggregates, isAggregation } from '../sql/analyzer/query-facts.ts';
@@ -8,14 +10,15 @@ import { NO_SPAN } from '../sql/ast/span.ts';
 import type { TableResolver } from '../sql/translator/resolver.ts';
 import { translateQuery } from '../sql/translator/translate.ts';
 import { splitWindowArgs } from '../sql/translator/window-sources.ts';
-import { toProtonType } from '../sql/types/proton-types.ts';
+import { toClickHouseType, toProtonType } from '../sql/types/proton-types.ts';
 import { rangeSource } from '../stream/stream-reads.ts';
 import { STATE_TABLE, splitAggregation } from './aggregate-split.ts';
 import { type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
 import { P, SqlTemplate } from './sql-template.ts';
 import { type StartPosition, startPositions } from './start-position.ts';
+import { STATE_DB } from './state-table.ts';
 import { type BindingContext, type BoundSource, StreamBinder } from './stream-bindings.ts';
-import type { AggregationProgram, StreamingProgram } from './streaming-program.ts';
+import type { AggregationProgram, ChildProgram, StreamingProgram } from './streaming-program.ts';
 import type { WindowShape } from './watermark.ts';
 import { intervalOf, type WindowInterval } from './window-interval.ts';
 
@@ -81,6 +84,25 @@ function windowShape(w: TableFunctionRef): { shape: WindowShape; time: Expr } {
   throw err('NOT_IMPLEMENTED', { detail: 'session() windows are not supported in streaming queries yet' });
 }
 
+/**
+ * The rows a window function reads, as a FROM item. Proton stamps the watermark on these rows,
+ * before WHERE and before any join, so the max event time is taken here.
+ */
+function windowSourceItem(w: TableFunctionRef): FromItem {
+  const source = w.args[0];
+  if (source?.kind === 'Identifier') {
+    const [db, name] =
+      source.parts.length === 2
+        ? [source.parts[0], source.parts[1] as string]
+        : [undefined, source.parts[0] as string];
+    return { kind: 'Table', ...(db ? { database: db } : {}), name, span: NO_SPAN };
+  }
+  if (source?.kind === 'Subquery') return { kind: 'SubqueryTable', query: source.query, span: NO_SPAN };
+  if (source?.kind === 'Function')
+    return { kind: 'TableFunction', name: source.name, args: source.args, span: NO_SPAN };
+  throw err('BAD_ARGUMENTS', { detail: `${w.name}() needs a stream, a view or a subquery as its source` });
+}
+
 /** Does a nested SELECT (CTE, subquery, view) aggregate over a bound stream? */
 function nestedAggregation(q: Query, top: SelectQuery): boolean {
   let found = false;
@@ -139,11 +161,24 @@ const EMPTY_RANGES = (sources: readonly BoundSource[]) =>
 export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext): Promise<StreamingProgram> {
   if (query.kind === 'Union')
     throw err('NOT_IMPLEMENTED', { detail: 'UNION of streaming queries is not supported yet' });
-  const binder = new StreamBinder(ctx);
+  const binder = new StreamBinder({
+    ...ctx,
+    derivedTable: () => `${STATE_DB}.d_${randomUUID().replaceAll('-', '')}`,
+  });
   const bound = binder.select(query);
   const sources = binder.sources;
   if (sources.length === 0)
     throw err('INCORRECT_QUERY', { detail: 'The query reads no stream; run it historically' });
+  const children: ChildProgram[] = [];
+  for (const s of sources) {
+    if (s.kind !== 'derived') continue;
+    const program = await planStreamingQuery(s.query, ctx);
+    const createTable = derivedTableDdl(s.table, program.header);
+    // Created now so the outer query can be described; dropped when the query ends (or is disposed).
+    await ctx.engine.query(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(STATE_DB)}`);
+    await ctx.engine.query(createTable);
+    children.push({ source: s, program, createTable });
+  }
   if (nestedAggregation(bound, bound)) {
     throw err('NOT_IMPLEMENTED', {
       detail:
@@ -178,7 +213,7 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
   // single-threaded, so filters and projections keep that order.
   const ordered = !aggregating;
   const rangeSql = (s: BoundSource) =>
-    `(SELECT * FROM ${rangeSource(s.definition)} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}${ordered ? ' ORDER BY _tp_sn' : ''})`;
+    `(SELECT *, _tp_sn FROM ${s.kind === 'stream' ? rangeSource(s.definition) : s.table} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}${ordered ? ' ORDER BY _tp_sn' : ''})`;
   const resolver: TableResolver = binder.resolver(rangeSql);
   const translate = (q: SelectQuery, r: TableResolver = resolver) =>
     translateQuery(q, { resolver: r, streamingFunction });
@@ -197,6 +232,7 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
       policy,
       header,
       tail,
+      children,
       ...(limit !== undefined ? { limit } : {}),
       ...(changelog ? { changelog } : {}),
     };
@@ -308,8 +344,7 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
                 distinct: false,
                 ...(select.with ? { with: select.with } : {}),
                 columns: [{ kind: 'Alias', expr: call('max', timeMs), alias: '__max_ms', span: NO_SPAN }],
-                ...(select.from ? { from: select.from } : {}),
-                ...(select.where ? { where: select.where } : {}),
+                from: windowSourceItem(wf as TableFunctionRef),
                 span: NO_SPAN,
               }),
             ),
@@ -324,9 +359,19 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
     policy,
     header,
     aggregation,
+    children,
     ...(limit !== undefined ? { limit } : {}),
     ...(changelog ? { changelog } : {}),
   };
+}
+
+/** The derived table of a nested query: its result columns, its own `_tp_sn`, and `_tp_time`. */
+function derivedTableDdl(table: string, header: readonly ResultColumn[]): string {
+  const columns = header.map((h) => `${quoteIdent(h.name)} ${toClickHouseType(h.type)}`);
+  if (!header.some((h) => h.name === '_tp_time'))
+    columns.push("`_tp_time` DateTime64(3, 'UTC') DEFAULT now64(3, 'UTC')");
+  columns.push('`_tp_sn` Int64');
+  return `CREATE TABLE IF NOT EXISTS ${table} (${columns.join(', ')}) ENGINE = Memory`;
 }
 
 /** `sum_merge_state(__a0)`: the merged partial state of a group, for compaction. */

@@ -2,7 +2,7 @@ import type { ResultColumn } from '../queries/query-types.ts';
 import type { AggregateSplit } from './aggregate-split.ts';
 import type { EmitPolicy } from './emit-policy.ts';
 import type { SqlTemplate } from './sql-template.ts';
-import type { BoundSource } from './stream-bindings.ts';
+import type { BoundSource, DerivedSource } from './stream-bindings.ts';
 import type { WindowShape } from './watermark.ts';
 import type { WindowInterval } from './window-interval.ts';
 
@@ -23,6 +23,16 @@ export interface StreamingProgram {
   readonly aggregation?: AggregationProgram;
   /** EMIT CHANGELOG: where `_tp_delta` goes in the output row (the engine does not produce it). */
   readonly changelog?: { readonly deltaIndex: number };
+  /** Nested streaming queries whose output this query reads (derived sources). */
+  readonly children: readonly ChildProgram[];
+}
+
+/** A nested streaming query and the engine table its output goes to. */
+export interface ChildProgram {
+  readonly source: DerivedSource;
+  readonly program: StreamingProgram;
+  /** CREATE TABLE statement of the derived table (the child's columns plus `_tp_sn`, `_tp_time`). */
+  readonly createTable: string;
 }
 
 export interface AggregationProgram {

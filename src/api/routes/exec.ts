@@ -36,6 +36,7 @@ export function execRoutes(app: FastifyInstance, s: Services): void {
       return reply.status(204).send();
     }
     if (plan.streaming) {
+      await plan.dispose?.();
       throw err('WRONG_QUERY_TYPE', {
         detail:
           'this SQL is a streaming query, which never ends; run it with POST /v1beta2/queries, or read the stored rows with table(<stream>)',

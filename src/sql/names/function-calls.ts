@@ -106,14 +106,23 @@ function special(lower: string, call: FunctionCall, combinators: string): CallMa
     }
     case 'min_k':
     case 'max_k': {
-      if (!plain) return undefined;
       // min_k(x, k[, context...]): the k smallest x (with their context columns, as tuples).
+      // With -State / -Merge (streaming aggregation) the same split holds: the state is the
+      // inner aggregate's, and max_k's sort and slice apply after the merge.
+      if (!plain && combinators !== 'State' && combinators !== 'Merge') return undefined;
       const [x, k, ...context] = a;
       if (!x || !k) return undefined;
       const value: Expr = context.length ? { kind: 'Tuple', elements: [x, ...context], span: call.span } : x;
       if (lower === 'min_k')
-        return { kind: 'call', call: fn('groupArraySorted', [value], call, [k]), aggregate: true };
-      const sorted = fn('arrayReverseSort', [fn('groupArray', [value], call)], call);
+        return {
+          kind: 'call',
+          call: fn(`groupArraySorted${combinators}`, [value], call, [k]),
+          aggregate: true,
+        };
+      if (combinators === 'State')
+        return { kind: 'call', call: fn('groupArrayState', [value], call), aggregate: true };
+      const collected = fn(combinators === 'Merge' ? 'groupArrayMerge' : 'groupArray', [value], call);
+      const sorted = fn('arrayReverseSort', [collected], call);
       return { kind: 'call', call: fn('arraySlice', [sorted, num('1', call), k], call), aggregate: true };
     }
     case 'to_time': {
