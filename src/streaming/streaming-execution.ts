@@ -1,15 +1,19 @@
 import { isLosslessNumber, parse, stringify } from 'lossless-json';
 import type { Engine } from '../engine/engine.ts';
+import { quoteIdent } from '../engine/settings-clause.ts';
 import type { RowsPlan } from '../queries/execution.ts';
 import type { QueryAnalysis, ResultColumn } from '../queries/query-types.ts';
 import type { ExecutionProgress, PipelineStep, ResultSink } from '../queries/result-sink.ts';
 import { rowsFromLines, wideIntegerColumns } from '../queries/row-codec.ts';
 import { DerivedRanges } from './derived-ranges.ts';
+import { SESSION_ROWS, sessionRowsSql } from './session-planner.ts';
+import { type Session, type SessionRow, SessionTracker } from './session-tracker.ts';
 import { type CommittedRanges, SourceCursor } from './source-cursor.ts';
 import { P } from './sql-template.ts';
 import { StateTable } from './state-table.ts';
 import type { StreamingProgram } from './streaming-program.ts';
 import { NO_WATERMARK, WatermarkTracker } from './watermark.ts';
+import { intervalMillis } from './window-interval.ts';
 
 /** Rows a single step reads at most (a long backfill runs as several steps). */
 const MAX_STEP_ROWS = 1_000_000;
@@ -41,6 +45,9 @@ export class StreamingExecution implements RowsPlan {
   private wake: (() => void) | undefined;
   private status = 'pending';
   private readonly watermark: WatermarkTracker | undefined;
+  private readonly sessions: SessionTracker | undefined;
+  /** Emits per substream so far (emit_version() of session windows). */
+  private readonly substreamVersions = new Map<string, number>();
   /** Last emitted row per group, for EMIT CHANGELOG retractions. */
   private readonly lastEmitted = new Map<string, unknown[]>();
 
@@ -54,6 +61,13 @@ export class StreamingExecution implements RowsPlan {
     this.wide = wideIntegerColumns(program.header);
     const w = program.aggregation?.window;
     this.watermark = w ? new WatermarkTracker(w.shape, w.delay) : undefined;
+    const policy = program.policy;
+    this.sessions = program.session
+      ? new SessionTracker({
+          ...program.session.options,
+          delayMs: policy.shape === 'window' && policy.delay ? intervalMillis(policy.delay) : 0,
+        })
+      : undefined;
   }
 
   async run(sink: ResultSink, signal: AbortSignal): Promise<void> {
@@ -117,9 +131,14 @@ export class StreamingExecution implements RowsPlan {
           }
           continue;
         }
-        if (timeoutMs !== undefined && state && now - lastRowsAt >= timeoutMs) {
+        if (timeoutMs !== undefined && now - lastRowsAt >= timeoutMs) {
+          // EMIT ... TIMEOUT: no rows for a while; every open window or session is final.
           lastRowsAt = Number.POSITIVE_INFINITY;
-          if (this.watermark?.timeout()) await this.emitClosedWindows(state, sink);
+          if (this.sessions) await this.emitSessions(this.sessions.closeAll(), sink);
+          else if (state && this.watermark?.timeout()) {
+            await this.emit(state, sink, '1');
+            await this.timed('Retire', () => state.delete('1'));
+          }
           continue;
         }
         const waitUntil = Math.min(
@@ -164,7 +183,10 @@ export class StreamingExecution implements RowsPlan {
         const payload = rows
           .map((r, i) => `${r.slice(0, -1)}${r.length > 2 ? ',' : ''}${first + i}]`)
           .join('\n');
-        await this.engine.insert(table, payload, { format: 'JSONCompactEachRow', columns });
+        // An SQL INSERT, not a raw insert: result column names need not be plain identifiers.
+        await this.engine.query(
+          `INSERT INTO ${table} (${columns.map(quoteIdent).join(', ')}) FORMAT JSONCompactEachRow\n${payload}`,
+        );
         next += rows.length;
         ranges.publish(key, next - 1);
       },
@@ -212,9 +234,63 @@ export class StreamingExecution implements RowsPlan {
       await this.output(rowsFromLines(text, this.wide), sink, p.changelog ? 'tail' : undefined);
     } else if (state && p.aggregation) {
       await this.fold(values, state, sink, backfill);
+    } else if (p.session && this.sessions) {
+      await this.sessionStep(values, sink);
     }
     for (const c of cursors) c.after = values[P.hi(c.source.index)] ?? c.after;
     return rows > 0;
+  }
+
+  /** Session windows: assign the range's rows to sessions and emit the sessions that closed. */
+  private async sessionStep(values: Record<string, number>, sink: ResultSink): Promise<void> {
+    const session = this.program.session!;
+    const text = await this.timed('SessionAssign', () => this.engine.query(session.assign.fill(values)));
+    const rows: SessionRow[] = [];
+    for (const line of text.split('\n')) {
+      if (!line) continue;
+      const [sn, ts, key, start, end] = JSON.parse(line) as [number, number | string, string, number, number];
+      rows.push({ sn, ts: Number(ts), key, start: start === 1, end: end === 1 });
+    }
+    const closed = this.sessions!.process(rows);
+    if (rows.length) {
+      const last = Math.max(...rows.map((r) => r.ts));
+      this.progressStats.lastEventTime = Math.max(this.progressStats.lastEventTime, last);
+    }
+    const policy = this.program.policy;
+    const open = policy.shape === 'window' && policy.onUpdate ? this.sessions!.touched() : [];
+    await this.emitSessions([...closed, ...open], sink);
+  }
+
+  private async emitSessions(sessions: readonly Session[], sink: ResultSink): Promise<void> {
+    const withRows = sessions.filter((s) => s.sns.length > 0);
+    if (withRows.length === 0) return;
+    const session = this.program.session!;
+    let lo = Number.POSITIVE_INFINITY;
+    let hi = Number.NEGATIVE_INFINITY;
+    for (const s of withRows)
+      for (const sn of s.sns) {
+        if (sn < lo) lo = sn;
+        if (sn > hi) hi = sn;
+      }
+    const ranges: Record<string, number> = {};
+    for (const src of this.program.sources) {
+      ranges[P.lo(src.index)] = lo - 1;
+      ranges[P.hi(src.index)] = hi;
+    }
+    for (const s of withRows) {
+      s.version = this.substreamVersions.get(s.key) ?? 0;
+      this.substreamVersions.set(s.key, s.version + 1);
+    }
+    const rowsSql = sessionRowsSql(session, session.sourceRows.fill(ranges), withRows);
+    let sql = session.emit.fill({ ...ranges, [SESSION_ROWS]: rowsSql, [P.emitVersion]: this.emitVersion });
+    if (this.program.limit !== undefined) sql += `\nLIMIT ${Math.max(this.program.limit - this.emitted, 0)}`;
+    const text = await this.timed('Emit', () =>
+      this.engine.query(sql, { settings: { max_query_size: 268435456 } }),
+    );
+    const out = rowsFromLines(text, this.wide);
+    if (out.length === 0) return;
+    this.emitVersion++;
+    await this.output(out, sink, undefined);
   }
 
   private async fold(values: Record<string, number>, state: StateTable, sink: ResultSink, backfill: boolean) {

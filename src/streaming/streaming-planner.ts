@@ -8,17 +8,19 @@ import type { Expr, FunctionCall, Identifier } from '../sql/ast/expression.ts';
 import type { FromItem, Query, SelectQuery, TableFunctionRef } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
 import type { TableResolver } from '../sql/translator/resolver.ts';
-import { translateQuery } from '../sql/translator/translate.ts';
+import { translateExpression, translateQuery } from '../sql/translator/translate.ts';
 import { splitWindowArgs } from '../sql/translator/window-sources.ts';
 import { toClickHouseType, toProtonType } from '../sql/types/proton-types.ts';
 import { rangeSource } from '../stream/stream-reads.ts';
 import { STATE_TABLE, splitAggregation } from './aggregate-split.ts';
 import { type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
+import { planSession, SESSION_ROWS, SESSION_VERSION, sessionRowsSql } from './session-planner.ts';
 import { P, SqlTemplate } from './sql-template.ts';
 import { type StartPosition, startPositions } from './start-position.ts';
 import { STATE_DB } from './state-table.ts';
 import { type BindingContext, type BoundSource, StreamBinder } from './stream-bindings.ts';
 import type { AggregationProgram, ChildProgram, StreamingProgram } from './streaming-program.ts';
+import { overToSubstreams } from './substreams.ts';
 import type { WindowShape } from './watermark.ts';
 import { intervalOf, type WindowInterval } from './window-interval.ts';
 
@@ -195,6 +197,7 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
   const starts: StartPosition[] = await startPositions(select, settings, sources, ctx);
   const startAfter = starts.map((s) => s.after);
 
+  select = overToSubstreams(select);
   const aggregating = isAggregation(select);
   const wf = aggregating ? windowFunction(select.from) : undefined;
   const shape: QueryShape = !aggregating ? 'tail' : wf ? 'window' : 'global';
@@ -240,6 +243,35 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
 
   if (sources.length > 1)
     throw err('NOT_IMPLEMENTED', { detail: 'aggregations over more than one stream are not supported yet' });
+  if (wf && wf.name.toLowerCase() === 'session') {
+    // emit_version() counts emits per substream: each session row carries its substream's version.
+    const sessionFunction = (f: FunctionCall) =>
+      f.name.toLowerCase() === 'emit_version' ? `any(${SESSION_VERSION})` : streamingFunction(f);
+    const session = planSession(
+      select,
+      wf,
+      (q, r = resolver) => translateQuery(q, { resolver: r, streamingFunction: sessionFunction }),
+      (e) => translateExpression(e, { resolver, streamingFunction }),
+      resolver,
+    );
+    const empty = sessionRowsSql(session, session.sourceRows.fill(EMPTY_RANGES(sources)), [
+      { id: 0, start: 0, end: 0, sns: [-1] },
+    ]);
+    const header = await describe(
+      ctx.engine,
+      session.emit.fill({ ...EMPTY_RANGES(sources), [SESSION_ROWS]: empty, [P.emitVersion]: 0 }),
+    );
+    return {
+      shape,
+      sources,
+      startAfter,
+      policy,
+      header,
+      session,
+      children,
+      ...(limit !== undefined ? { limit } : {}),
+    };
+  }
   if (findAggregates(select).some((a) => a.over !== undefined)) {
     throw err('NOT_IMPLEMENTED', {
       detail: 'aggregate functions with OVER (...) are not supported in streaming queries yet',

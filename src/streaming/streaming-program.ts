@@ -1,6 +1,7 @@
 import type { ResultColumn } from '../queries/query-types.ts';
 import type { AggregateSplit } from './aggregate-split.ts';
 import type { EmitPolicy } from './emit-policy.ts';
+import type { SessionProgram } from './session-planner.ts';
 import type { SqlTemplate } from './sql-template.ts';
 import type { BoundSource, DerivedSource } from './stream-bindings.ts';
 import type { WindowShape } from './watermark.ts';
@@ -21,6 +22,8 @@ export interface StreamingProgram {
   readonly tail?: SqlTemplate;
   /** Aggregations. */
   readonly aggregation?: AggregationProgram;
+  /** Session-window aggregations. */
+  readonly session?: SessionProgram;
   /** EMIT CHANGELOG: where `_tp_delta` goes in the output row (the engine does not produce it). */
   readonly changelog?: { readonly deltaIndex: number };
   /** Nested streaming queries whose output this query reads (derived sources). */
