@@ -1,8 +1,9 @@
 import type { Engine } from '../engine/engine.ts';
 import { err } from '../errors/tributary-error.ts';
+import { conjuncts } from '../sql/analyzer/query-facts.ts';
 import { rewindPredicates } from '../sql/analyzer/rewind.ts';
 import type { Expr, Setting } from '../sql/ast/expression.ts';
-import type { SelectQuery } from '../sql/ast/query.ts';
+import type { FromItem, Query, SelectQuery } from '../sql/ast/query.ts';
 import { walk } from '../sql/ast/walk.ts';
 import { rangeSource } from '../stream/stream-reads.ts';
 import type { BoundSource, StreamSource } from './stream-bindings.ts';
@@ -84,16 +85,81 @@ async function seekTo(value: string, source: StreamSource, ctx: StartContext): P
   return (await firstSnAtOrAfter(source, absolute, ctx)) - 1;
 }
 
+function disjuncts(e: Expr): Expr[] {
+  if (e.kind === 'Binary' && e.op === 'OR') return [...disjuncts(e.left), ...disjuncts(e.right)];
+  return [e];
+}
+
 function isEarliestTs(e: Expr): boolean {
   return e.kind === 'Function' && ['earliest_ts', 'earliest_timestamp'].includes(e.name.toLowerCase());
+}
+
+type RewindColumn = '_tp_time' | '_tp_sn';
+
+/** Output names of a query that stand for `_tp_time` / `_tp_sn` (`_tp_time AS event_time`, or passed through). */
+function rewindAliasesOf(q: Query | undefined, ctes: ReadonlyMap<string, Query>): Map<string, RewindColumn> {
+  const out = new Map<string, RewindColumn>();
+  if (!q || q.kind !== 'Select') return out;
+  const inner = sourceAliases(q, ctes);
+  for (const c of q.columns) {
+    const [expr, name] = c.kind === 'Alias' ? [c.expr, c.alias] : [c, undefined];
+    if (expr.kind !== 'Identifier') continue;
+    const last = expr.parts[expr.parts.length - 1] as string;
+    const column: RewindColumn | undefined =
+      last === '_tp_time' || last === '_tp_sn' ? last : expr.parts.length === 1 ? inner.get(last) : undefined;
+    if (column) out.set(name ?? last, column);
+  }
+  if (q.columns.some((c) => c.kind === 'Asterisk')) for (const [k, v] of inner) out.set(k, v);
+  return out;
+}
+
+/** The rewind aliases a SELECT's sources bring into its scope (CTEs, subqueries, views expanded inline). */
+function sourceAliases(q: SelectQuery, outer: ReadonlyMap<string, Query>): Map<string, RewindColumn> {
+  const ctes = new Map(outer);
+  for (const w of q.with ?? []) if (w.kind === 'Cte') ctes.set(w.name, w.query);
+  const out = new Map<string, RewindColumn>();
+  const add = (m: Map<string, RewindColumn>) => {
+    for (const [k, v] of m) out.set(k, v);
+  };
+  const visit = (f: FromItem | undefined) => {
+    if (!f) return;
+    if (f.kind === 'Join') {
+      visit(f.left);
+      visit(f.right);
+    } else if (f.kind === 'ArrayJoin') visit(f.left);
+    else if (f.kind === 'SubqueryTable') add(rewindAliasesOf(f.query, ctes));
+    else if (f.kind === 'Table' && f.database === undefined) add(rewindAliasesOf(ctes.get(f.name), ctes));
+    else if (f.kind === 'TableFunction') {
+      const arg = f.args[0];
+      if (arg?.kind === 'Subquery') add(rewindAliasesOf(arg.query, ctes));
+      else if (arg?.kind === 'Identifier' && arg.parts.length === 1)
+        add(rewindAliasesOf(ctes.get(arg.parts[0] as string), ctes));
+    }
+  };
+  visit(q.from);
+  return out;
 }
 
 /** Where the rewind predicates of every WHERE in the query say to start; undefined when there are none. */
 function rewindStart(select: SelectQuery): number | undefined {
   let start: number | undefined;
+  const ctes = new Map<string, Query>();
+  for (const w of select.with ?? []) if (w.kind === 'Cte') ctes.set(w.name, w.query);
   walk(select, (n) => {
     if (n.kind !== 'Select') return undefined;
-    const { predicates } = rewindPredicates((n as SelectQuery).where);
+    const q = n as SelectQuery;
+    const aliases = sourceAliases(q, ctes);
+    const { predicates, rest } = rewindPredicates(q.where, aliases);
+    // `_tp_time = a OR _tp_time = b`: a disjunction of rewind predicates rewinds too.
+    for (const c of conjuncts(rest)) {
+      const alternatives = disjuncts(c);
+      if (
+        alternatives.length > 1 &&
+        alternatives.every((d) => rewindPredicates(d, aliases).predicates.length === 1)
+      ) {
+        start = -1;
+      }
+    }
     for (const p of predicates) {
       if (isEarliestTs(p.value) && p.op !== '>' && p.op !== '>=') {
         throw err('UNEXPECTED_EXPRESSION', {
@@ -101,7 +167,12 @@ function rewindStart(select: SelectQuery): number | undefined {
         });
       }
       let after = -1;
-      if (p.column === '_tp_sn' && p.value.kind === 'Number' && /^\d+$/.test(p.value.text)) {
+      if (
+        p.column === '_tp_sn' &&
+        p.expr.kind === 'Binary' &&
+        p.value.kind === 'Number' &&
+        /^\d+$/.test(p.value.text)
+      ) {
         const n = Number(p.value.text);
         if (p.op === '>') after = n;
         else if (p.op === '>=' || p.op === '=') after = n - 1;

@@ -114,7 +114,10 @@ export class StreamingExecution implements RowsPlan {
         const pending = cursors.filter((c) => c.pending > 0);
         if (pending.length > 0) {
           const hadRows = await this.step(cursors, state, sink, backfill);
+          const wasBackfill = backfill;
           backfill = backfill && cursors.some((c) => c.pending > 0);
+          // The backfill is over: emit what it made final at once (Proton's processAfterUnmuted).
+          if (wasBackfill && !backfill && state) await this.afterBackfill(state, sink);
           if (hadRows) {
             newSinceEmit = true;
             lastRowsAt = Date.now();
@@ -330,6 +333,16 @@ export class StreamingExecution implements RowsPlan {
         await this.emit(state, sink, `${this.changedGroups(state, batch)} AND ${open}`);
       }
       if (advanced && !policy.periodicMs) await this.emitClosedWindows(state, sink);
+    }
+  }
+
+  private async afterBackfill(state: StateTable, sink: ResultSink): Promise<void> {
+    const policy = this.program.policy;
+    if (policy.shape === 'window' && !policy.periodicMs) {
+      if (this.watermark && this.watermark.watermark !== NO_WATERMARK)
+        await this.emitClosedWindows(state, sink);
+    } else if (policy.shape === 'global' && policy.onUpdate && !policy.periodicMs) {
+      await this.emit(state, sink, '1');
     }
   }
 
