@@ -1,0 +1,264 @@
+// Stream ingest through HTTP: rows/s of POST /v1beta2/streams/{name}/ingest for batches of 1, 100 and
+// 10,000 rows in the compact and streaming (NDJSON) formats, sent over a real socket (the server
+// listens on 127.0.0.1; a load generator in a worker thread keeps `concurrency` keep-alive requests
+// in flight). Printed next to the baseline measured in the same run: a raw chDB insert of the same
+// rows (engine.insert of JSONCompactEachRow into a plain MergeTree table, one insert in flight).
+//   npm run bench -- ingest [--seconds 3] [--rounds 3] [--concurrency 1,4] [--batches 1,100,10000]
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism as availableCores, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { SYSTEM_ACTOR } from '../src/catalog/audit.ts';
+import { Tributary } from '../src/cli/tributary.ts';
+import { DEFAULTS } from '../src/config/config.ts';
+import { silentLogger } from '../src/log/logger.ts';
+
+const PASSWORD = 'bench-password';
+const COLUMNS = ['t', 'a', 'b', 'c'];
+
+/** `n` rows: an event time, a short string, an int64 and a float64. */
+function makeRows(n: number, offset: number): unknown[][] {
+  const rows: unknown[][] = [];
+  for (let k = 0; k < n; k++) {
+    const i = offset + k;
+    rows.push([new Date(1_700_000_000_000 + i).toISOString(), `user-${i % 1000}`, i * 7, (i % 997) * 1.25]);
+  }
+  return rows;
+}
+
+function compactBody(rows: unknown[][]): Buffer {
+  return Buffer.from(JSON.stringify({ columns: COLUMNS, data: rows }));
+}
+
+function ndjsonBody(rows: unknown[][]): Buffer {
+  return Buffer.from(rows.map((r) => JSON.stringify({ t: r[0], a: r[1], b: r[2], c: r[3] })).join('\n'));
+}
+
+interface Load {
+  requests: number;
+  failures: number;
+  seconds: number;
+  firstError?: string;
+}
+
+/** POST `body` `concurrency` at a time from a worker thread for `seconds`. */
+function runLoad(
+  url: string,
+  body: Buffer,
+  contentType: string,
+  seconds: number,
+  concurrency: number,
+): Promise<Load> {
+  const code = `
+    const { workerData, parentPort } = require('node:worker_threads');
+    const http = require('node:http');
+    const { url, body, contentType, seconds, concurrency, auth } = workerData;
+    const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+    const u = new URL(url);
+    const headers = { 'content-type': contentType, 'content-length': body.length, authorization: auth };
+    let requests = 0, failures = 0, stop = false, firstError;
+    const payload = Buffer.from(body.buffer, body.byteOffset, body.length);
+    const t0 = performance.now();
+    function one() {
+      return new Promise((resolve) => {
+        const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: 'POST', agent, headers }, (res) => {
+          let text = '';
+          res.on('data', (c) => { text += c; });
+          res.on('end', () => { if (res.statusCode === 200) requests++; else { failures++; firstError ??= res.statusCode + ' ' + text; } resolve(); });
+        });
+        req.on('error', (e) => { failures++; firstError ??= String(e); resolve(); });
+        req.end(payload);
+      });
+    }
+    async function loop() { while (!stop) await one(); }
+    setTimeout(() => { stop = true; }, seconds * 1000);
+    Promise.all(Array.from({ length: concurrency }, loop)).then(() => {
+      parentPort.postMessage({ requests, failures, seconds: (performance.now() - t0) / 1000, firstError });
+      agent.destroy();
+    });
+  `;
+  const auth = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`;
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(code, {
+      eval: true,
+      workerData: { url, body, contentType, seconds, concurrency, auth },
+    });
+    worker.once('message', (m: Load) => {
+      resolve(m);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+  });
+}
+
+class RssPeak {
+  peak = 0;
+  private readonly timer: NodeJS.Timeout;
+  constructor() {
+    this.timer = setInterval(() => this.sample(), 50);
+    this.sample();
+  }
+  sample(): void {
+    this.peak = Math.max(this.peak, process.memoryUsage.rss());
+  }
+  reset(): void {
+    this.peak = 0;
+    this.sample();
+  }
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+function arg(args: string[], name: string, fallback: string): string {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] !== undefined ? (args[i + 1] as string) : fallback;
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US').padStart(11);
+const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
+
+interface Case {
+  label: string;
+  rates: number[];
+  peakRss: number;
+  cores: number[];
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+}
+
+export default async function main(args: string[] = []): Promise<void> {
+  const seconds = Number(arg(args, 'seconds', '3'));
+  const rounds = Number(arg(args, 'rounds', '3'));
+  const concurrencies = arg(args, 'concurrency', '1,4').split(',').map(Number);
+  const batches = arg(args, 'batches', '1,100,10000').split(',').map(Number);
+  const dataDir = await mkdtemp(join(tmpdir(), 'tributary-bench-ingest-'));
+  const rss = new RssPeak();
+  const trb = await Tributary.open(
+    { ...DEFAULTS, dataDir, port: 0, host: '127.0.0.1', adminPassword: PASSWORD, logLevel: 'silent' },
+    silentLogger(),
+  );
+  try {
+    const address = await trb.listen();
+    const { engine, streams } = trb.services;
+    await engine.query(
+      "CREATE TABLE default.raw_baseline (t DateTime64(3, 'UTC'), a String, b Int64, c Float64) ENGINE = MergeTree ORDER BY t",
+    );
+    console.log(
+      `ingest bench: rows (t datetime64(3), a string, b int64, c float64); ${rounds} rounds of ${seconds} s per case, ` +
+        'raw and HTTP interleaved, medians shown;',
+    );
+    console.log(
+      `server on ${address}; HTTP load from a worker thread (keep-alive); ${availableCores()} cores`,
+    );
+    console.log(`  ${'case'.padEnd(58)} ${'rows/s'.padStart(11)}  vs raw  peak RSS  CPU`);
+    let offset = 0;
+    for (const n of batches) {
+      const rows = makeRows(n, offset);
+      offset += n;
+      const payload = Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n'));
+      const raw: Case = {
+        label: `raw chDB insert, JSONCompactEachRow -> MergeTree, ${n} rows`,
+        rates: [],
+        peakRss: 0,
+        cores: [],
+      };
+      const http: Case[] = [];
+      const bodies = [
+        ['compact', 'application/json', compactBody(rows)],
+        ['streaming', 'application/x-ndjson', ndjsonBody(rows)],
+      ] as const;
+      for (const [format] of bodies) {
+        for (const c of concurrencies) {
+          http.push({
+            label: `HTTP ${format}, ${n} rows/request, ${c} in flight`,
+            rates: [],
+            peakRss: 0,
+            cores: [],
+          });
+        }
+      }
+      for (let round = 0; round < rounds; round++) {
+        // Baseline: the same rows, already encoded, inserted straight into a MergeTree.
+        await engine.query('TRUNCATE TABLE default.raw_baseline');
+        rss.reset();
+        let inserted = 0;
+        const cpu = process.cpuUsage();
+        const t0 = performance.now();
+        while (performance.now() - t0 < seconds * 1000) {
+          await engine.insert('default.raw_baseline', payload, {
+            format: 'JSONCompactEachRow',
+            columns: COLUMNS,
+          });
+          inserted += n;
+        }
+        const ms = performance.now() - t0;
+        raw.rates.push((inserted * 1000) / ms);
+        raw.cores.push(coresSince(cpu, ms));
+        raw.peakRss = Math.max(raw.peakRss, rss.peak);
+        let k = 0;
+        for (const [format, contentType, body] of bodies) {
+          for (const concurrency of concurrencies) {
+            const c = http[k++] as Case;
+            const name = `bench_${format}_${n}_${concurrency}`;
+            await streams.create(
+              {
+                name,
+                columns: [
+                  { name: 't', type: "datetime64(3, 'UTC')" },
+                  { name: 'a', type: 'string' },
+                  { name: 'b', type: 'int64' },
+                  { name: 'c', type: 'float64' },
+                ],
+              },
+              SYSTEM_ACTOR,
+            );
+            rss.reset();
+            const cpu1 = process.cpuUsage();
+            const t1 = performance.now();
+            const load = await runLoad(
+              `${address}/default/api/v1beta2/streams/${name}/ingest`,
+              body,
+              contentType,
+              seconds,
+              concurrency,
+            );
+            c.cores.push(coresSince(cpu1, performance.now() - t1));
+            c.rates.push((load.requests * n) / load.seconds);
+            c.peakRss = Math.max(c.peakRss, rss.peak);
+            if (load.failures > 0)
+              console.log(`    ${c.label}: ${load.failures} failed requests, first: ${load.firstError}`);
+            const [count] = (await engine.query(`SELECT count() FROM default.${name}`, { format: 'TSV' }))
+              .text()
+              .split('\n');
+            if (Number(count) !== load.requests * n)
+              console.log(`    ${c.label}: ${count} rows in the stream, ${load.requests * n} acknowledged`);
+            await streams.drop('default', name);
+          }
+        }
+      }
+      const rawRate = median(raw.rates);
+      const line = (c: Case, ratio: string) =>
+        console.log(
+          `  ${c.label.padEnd(58)} ${fmt(median(c.rates))}  ${ratio.padStart(6)}  ${mb(c.peakRss).padStart(7)}  ${median(c.cores).toFixed(2)}`,
+        );
+      line(raw, '-');
+      for (const c of http) line(c, `${((median(c.rates) / rawRate) * 100).toFixed(0)}%`);
+      console.log(`    (per round, rows/s: raw ${raw.rates.map((r) => Math.round(r)).join(' / ')})`);
+    }
+    console.log(`  peak RSS of the whole run: ${mb(process.resourceUsage().maxRSS * 1024)}`);
+  } finally {
+    rss.stop();
+    await trb.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+function coresSince(since: NodeJS.CpuUsage, wallMs: number): number {
+  const u = process.cpuUsage(since);
+  return (u.user + u.system) / 1000 / wallMs;
+}

@@ -1,0 +1,265 @@
+import { promisify } from 'node:util';
+import { gunzip, inflate } from 'node:zlib';
+import type { FastifyInstance } from 'fastify';
+import type { CatalogRecord } from '../../catalog/catalog.ts';
+import { err } from '../../errors/tributary-error.ts';
+import { resolveIngestFormat } from '../../stream/ingest-format.ts';
+import type { StreamDefinition } from '../../stream/stream-definition.ts';
+import type { StreamSizes } from '../../stream/stream-stats.ts';
+import { actorOfRequest } from '../auth.ts';
+import type { Services } from '../services.ts';
+import { type StreamDefBody, streamSpecOf } from './stream-def.ts';
+
+/** Largest decompressed ingest body (the server's body limit, BODY_LIMIT in server.ts). */
+const MAX_DECODED_BYTES = 256 * 1024 * 1024;
+const gunzipAsync = promisify(gunzip);
+const inflateAsync = promisify(inflate);
+
+const STREAM_NAME = { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_]{0,63}$' } as const;
+const DB = { type: 'string', minLength: 1 } as const;
+
+const columnDef = {
+  type: 'object',
+  required: ['name', 'type'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', minLength: 1 },
+    type: { type: 'string', minLength: 1 },
+    default: { type: 'string' },
+    codec: { type: 'string' },
+    comment: { type: 'string' },
+    ttl_expression: { type: 'string' },
+    skipping_index_expression: { type: 'string' },
+  },
+} as const;
+
+const named = {
+  type: 'object',
+  required: ['name', 'columns'],
+  properties: { name: { type: 'string' }, columns: { type: 'array', items: { type: 'string' } } },
+} as const;
+
+const createStream = {
+  querystring: { type: 'object', properties: { db: DB } },
+  body: {
+    type: 'object',
+    required: ['name'],
+    additionalProperties: false,
+    properties: {
+      name: STREAM_NAME,
+      description: { type: 'string' },
+      columns: { type: 'array', items: columnDef },
+      engine: { type: 'string' },
+      event_time_column: { type: 'string' },
+      event_time_timezone: { type: 'string' },
+      logstore_retention_bytes: { type: 'integer' },
+      logstore_retention_ms: { type: 'integer' },
+      mode: { type: 'string', enum: ['append', 'changelog', 'changelog_kv', 'versioned_kv'] },
+      order_by_expression: { type: 'string' },
+      order_by_granularity: { type: 'string' },
+      partition_by_granularity: { type: 'string' },
+      primary_key: { type: 'string' },
+      replication_factor: { type: 'integer', minimum: 1 },
+      shards: { type: 'integer', minimum: 1 },
+      ttl_expression: { type: 'string' },
+      column_families: { type: 'array', items: named },
+      secondary_indexes: { type: 'array', items: named },
+    },
+  },
+} as const;
+
+const updateStream = {
+  querystring: { type: 'object', properties: { db: DB } },
+  body: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      description: { type: 'string' },
+      ttl_expression: { type: 'string' },
+      logstore_retention_bytes: { type: 'integer' },
+      logstore_retention_ms: { type: 'integer' },
+    },
+  },
+} as const;
+
+const listStreams = {
+  querystring: {
+    type: 'object',
+    properties: { db: DB, expand: { type: 'string', enum: ['true', 'false', '1', '0', ''] } },
+  },
+} as const;
+
+const byName = { querystring: { type: 'object', properties: { db: DB } } } as const;
+
+const ingest = {
+  querystring: { type: 'object', properties: { db: DB, format: { type: 'string' } } },
+} as const;
+
+/** The request body as bytes, gunzipped/inflated when its Content-Encoding says so. */
+async function decodeBody(raw: unknown, encoding: string | undefined): Promise<Buffer> {
+  const body = Buffer.isBuffer(raw) ? raw : Buffer.alloc(0);
+  const enc = encoding?.trim().toLowerCase();
+  if (!enc || enc === 'identity') return body;
+  try {
+    // Decompressed bodies are held to the same limit as plain ones.
+    if (enc === 'gzip' || enc === 'x-gzip')
+      return await gunzipAsync(body, { maxOutputLength: MAX_DECODED_BYTES });
+    if (enc === 'deflate') return await inflateAsync(body, { maxOutputLength: MAX_DECODED_BYTES });
+  } catch (e) {
+    throw err('INGEST_MALFORMED', {
+      detail: `the body is not valid ${enc} (${e instanceof Error ? e.message : String(e)})`,
+    });
+  }
+  throw err('UNSUPPORTED_MEDIA_TYPE', { type: `Content-Encoding ${encoding}` });
+}
+
+/** The Stream resource of the contract, from a catalog record (sizes with `expand`). */
+export function streamResource(
+  record: CatalogRecord<StreamDefinition>,
+  sizes?: StreamSizes,
+): Record<string, unknown> {
+  const d = record.value;
+  return {
+    name: d.name,
+    description: d.description,
+    engine: 'Stream',
+    mode: d.mode,
+    ...(d.primaryKey ? { primary_key: d.primaryKey.proton } : {}),
+    create_query: d.createQuery,
+    ttl: d.ttl?.proton ?? '',
+    ttl_expression: d.ttl?.proton ?? '',
+    columns: d.columns.map((c) => ({
+      name: c.name,
+      type: c.type,
+      nullable: c.type.startsWith('nullable('),
+      default: (c.default ?? c.alias)?.proton ?? '',
+      codec: c.codec ? `CODEC(${c.codec})` : '',
+      comment: c.comment ?? '',
+    })),
+    column_families: [],
+    secondary_indexes: [],
+    is_external: false,
+    logstore_retention_bytes: d.logstoreRetentionBytes,
+    logstore_retention_ms: d.logstoreRetentionMs,
+    ...record.audit,
+    ...(sizes
+      ? {
+          row_count: sizes.rowCount,
+          historical_data_bytes: sizes.historicalBytes,
+          streaming_data_bytes: sizes.streamingBytes,
+        }
+      : {}),
+  };
+}
+
+/** Streams: list, create, get, patch, delete, stats, ingest; and the database list. */
+export function streamRoutes(app: FastifyInstance, s: Services): void {
+  const dbOf = (q: unknown) => (q as { db?: string }).db ?? 'default';
+
+  app.get('/v1beta2/databases', async () => (await s.streams.databases()).map((d) => ({ name: d.name })));
+
+  app.get('/v1beta2/streams', { schema: listStreams }, async (request) => {
+    const q = request.query as { db?: string; expand?: string };
+    const records = s.streams.list(q.db);
+    if (q.expand !== 'true' && q.expand !== '1') return records.map((r) => streamResource(r));
+    return Promise.all(
+      records.map(async (r) => streamResource(r, await s.streams.sizes(r.value.db, r.value.name))),
+    );
+  });
+
+  app.post('/v1beta2/streams', { schema: createStream }, async (request, reply) => {
+    const spec = streamSpecOf(request.body as StreamDefBody, dbOf(request.query));
+    const record = await s.streams.create(spec, actorOfRequest(request));
+    return reply.status(201).send(streamResource(record));
+  });
+
+  app.get('/v1beta2/streams/:name', { schema: byName }, async (request) => {
+    const { name } = request.params as { name: string };
+    const db = dbOf(request.query);
+    const record = s.streams.require(db, name);
+    return streamResource(record, await s.streams.sizes(db, name));
+  });
+
+  app.patch('/v1beta2/streams/:name', { schema: updateStream }, async (request) => {
+    const { name } = request.params as { name: string };
+    const body = (request.body ?? {}) as {
+      description?: string;
+      ttl_expression?: string;
+      logstore_retention_bytes?: number;
+      logstore_retention_ms?: number;
+    };
+    const record = await s.streams.update(
+      dbOf(request.query),
+      name,
+      {
+        ...(body.description !== undefined ? { description: body.description } : {}),
+        ...(body.ttl_expression !== undefined
+          ? { ttl: body.ttl_expression.trim() === '' ? null : body.ttl_expression }
+          : {}),
+        ...(body.logstore_retention_bytes !== undefined
+          ? { logstoreRetentionBytes: body.logstore_retention_bytes }
+          : {}),
+        ...(body.logstore_retention_ms !== undefined
+          ? { logstoreRetentionMs: body.logstore_retention_ms }
+          : {}),
+      },
+      actorOfRequest(request),
+    );
+    return streamResource(record);
+  });
+
+  app.delete('/v1beta2/streams/:name', { schema: byName }, async (request, reply) => {
+    const { name } = request.params as { name: string };
+    s.inputs?.assertNoWriters(dbOf(request.query), name);
+    await s.streams.drop(dbOf(request.query), name);
+    return reply.status(204).send();
+  });
+
+  app.get('/v1beta2/streams/:name/stats', { schema: byName }, async (request) => {
+    const { name } = request.params as { name: string };
+    const st = await s.streams.statistics(dbOf(request.query), name);
+    return {
+      ...(st.earliestEvent ? { earliest_event: st.earliestEvent } : {}),
+      ...(st.latestEvent ? { latest_event: st.latestEvent } : {}),
+      historical_data_bytes: st.historicalBytes,
+      streaming_data_bytes: st.streamingBytes,
+      row_count: st.rowCount,
+      nodes: [
+        {
+          node_id: 1,
+          historical_data_bytes: st.historicalBytes,
+          streaming_data_bytes: st.streamingBytes,
+          lagging_status: {
+            '0': { applied_sn: st.appliedSn, committed_sn: st.committedSn, timestamp: Date.now() },
+          },
+          replication_status: {},
+        },
+      ],
+    };
+  });
+
+  // Ingest takes the body as raw bytes whatever its Content-Type: the stream layer parses it (and
+  // hands the request's own bytes to the engine when it can), so fastify's JSON parser is skipped.
+  void app.register(async (raw) => {
+    raw.removeAllContentTypeParsers();
+    raw.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    raw.post('/v1beta2/streams/:name/ingest', { schema: ingest }, async (request, reply) => {
+      const { name } = request.params as { name: string };
+      const q = request.query as { db?: string; format?: string };
+      const { format, charset } = resolveIngestFormat(request.headers['content-type'], q.format);
+      const id = request.headers['x-timeplus-idempotent-id'];
+      if (Array.isArray(id))
+        throw err('INVALID_FIELD', { field: 'x-timeplus-idempotent-id', detail: 'must be given once' });
+      const body = await decodeBody(request.body, request.headers['content-encoding']);
+      await s.streams.ingestBody(
+        q.db ?? 'default',
+        name,
+        body,
+        format,
+        charset,
+        id ? { idempotencyId: id } : {},
+      );
+      return reply.status(200).send();
+    });
+  });
+}

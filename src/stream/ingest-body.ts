@@ -1,0 +1,261 @@
+import { parse as losslessParse } from 'lossless-json';
+import { err } from '../errors/tributary-error.ts';
+import type { IngestFormat } from './ingest-format.ts';
+
+/**
+ * Parse an ingest body into rows with V8's JSON.parse. Integers beyond a double's exact range
+ * (> 2^53) lose precision there; the value checks notice (LossyNumber) and the body is parsed again
+ * losslessly (`lossless()`), those integers then arriving as decimal strings, which the checks and
+ * the engine read exactly.
+ *
+ * When the body is UTF-8 and in its canonical shape, `passthrough` is the part of the request's own
+ * bytes the engine can read directly (JSONCompactEachRow rows, or JSONEachRow objects), so ingest
+ * never re-serialises them; otherwise the rows are re-encoded (see ingest-batch.ts).
+ */
+export type ParsedRows = (
+  | { kind: 'compact'; columns: string[]; rows: unknown[][] }
+  | { kind: 'objects'; objects: unknown[] }
+) & {
+  passthrough?: Buffer;
+  /** The same body parsed losslessly (absent when it already was, or for in-process rows). */
+  lossless?: () => ParsedRows;
+};
+
+const BLANK_LINE = /\n[ \t\r]*\n/;
+
+function malformed(detail: string): never {
+  throw err('INGEST_MALFORMED', { detail });
+}
+
+const parseNumber = (s: string): unknown => (/^-?\d{16,}$/.test(s) ? s : Number(s));
+
+/** JSON.parse, or the lossless parse when `lossless`; errors become INGEST_MALFORMED. */
+function parseJson(text: string, lossless: boolean, where = ''): unknown {
+  try {
+    return lossless ? losslessParse(text, null, parseNumber) : JSON.parse(text);
+  } catch (e) {
+    malformed(`${where}${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+function decode(body: Buffer, charset: string): { text: string; utf8: boolean; offset: number } {
+  const utf8 = charset === 'utf-8' || charset === 'utf8' || charset === 'us-ascii' || charset === 'ascii';
+  if (utf8) {
+    const bom = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
+    return { text: body.toString('utf8', bom ? 3 : 0), utf8: true, offset: bom ? 3 : 0 };
+  }
+  const text = new TextDecoder(charset).decode(body);
+  return { text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, utf8: false, offset: 0 };
+}
+
+const isWs = (b: number | undefined) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+
+/**
+ * The request's bytes `[start, end)` for the engine, trimmed. A blank line ends an insert's data in
+ * the engine (the rest would be silently lost), so when the body has one, a copy with whitespace
+ * runs of several newlines collapsed is answered (raw newlines only occur between JSON tokens).
+ */
+function cleanSlice(body: Buffer, start: number, end: number, blankLines: boolean): Buffer {
+  let s = start;
+  let e = end;
+  while (s < e && isWs(body[s])) s++;
+  while (e > s && isWs(body[e - 1])) e--;
+  const slice = body.subarray(s, e);
+  if (!blankLines) return slice;
+  return Buffer.from(slice.toString('utf8').replace(/\n\s*\n/g, '\n'));
+}
+
+function hasBlankLine(text: string): boolean {
+  return text.includes('\n') && BLANK_LINE.test(text);
+}
+
+/** Offset just past the JSON string starting at `i` (a `"`), or -1. */
+function skipString(b: Buffer, i: number): number {
+  for (let j = i + 1; j < b.length; j++) {
+    const c = b[j];
+    if (c === 0x5c) j++;
+    else if (c === 0x22) return j + 1;
+  }
+  return -1;
+}
+
+/** Offset just past the array or object starting at `i`, or -1. */
+function skipComposite(b: Buffer, i: number): number {
+  let depth = 0;
+  for (let j = i; j < b.length; j++) {
+    const c = b[j];
+    if (c === 0x22) {
+      j = skipString(b, j) - 1;
+      if (j < 0) return -1;
+    } else if (c === 0x5b || c === 0x7b) depth++;
+    else if (c === 0x5d || c === 0x7d) {
+      depth--;
+      if (depth === 0) return j + 1;
+    }
+  }
+  return -1;
+}
+
+function skipWs(b: Buffer, i: number): number {
+  let j = i;
+  while (j < b.length && isWs(b[j])) j++;
+  return j;
+}
+
+function expectKey(b: Buffer, i: number, key: string): number {
+  const j = skipWs(b, i);
+  const quoted = `"${key}"`;
+  if (b.toString('latin1', j, j + quoted.length) !== quoted) return -1;
+  const k = skipWs(b, j + quoted.length);
+  return b[k] === 0x3a ? skipWs(b, k + 1) : -1;
+}
+
+/** Bytes of the rows inside `"data": [ ... ]` of `{"columns": [...], "data": [...]}`, or undefined. */
+function compactRowsSlice(b: Buffer, offset: number, blankLines: boolean): Buffer | undefined {
+  let i = skipWs(b, offset);
+  if (b[i] !== 0x7b) return undefined;
+  i = expectKey(b, i + 1, 'columns');
+  if (i < 0 || b[i] !== 0x5b) return undefined;
+  i = skipWs(b, skipComposite(b, i));
+  if (b[i] !== 0x2c) return undefined;
+  i = expectKey(b, i + 1, 'data');
+  if (i < 0 || b[i] !== 0x5b) return undefined;
+  let e = b.length - 1;
+  while (e > i && isWs(b[e])) e--;
+  if (b[e] !== 0x7d) return undefined;
+  e--;
+  while (e > i && isWs(b[e])) e--;
+  if (b[e] !== 0x5d) return undefined;
+  return cleanSlice(b, i + 1, e, blankLines);
+}
+
+function parseCompact(body: Buffer, charset: string, lossless = false): ParsedRows {
+  const { text, utf8, offset } = decode(body, charset);
+  if (text.trim() === '') malformed('the body is empty; expected {"columns": [...], "data": [[...], ...]}');
+  const doc = parseJson(text, lossless) as { columns?: unknown; data?: unknown } | null;
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
+    malformed('expected an object {"columns": [...], "data": [[...], ...]}');
+  }
+  const { columns, data } = doc;
+  if (!Array.isArray(columns) || !columns.every((c) => typeof c === 'string')) {
+    malformed('"columns" must be an array of column names');
+  }
+  if (!Array.isArray(data)) malformed('"data" must be an array of rows');
+  const keys = Object.keys(doc);
+  const canonical = utf8 && keys.length === 2 && keys[0] === 'columns' && keys[1] === 'data';
+  const passthrough = canonical ? compactRowsSlice(body, offset, hasBlankLine(text)) : undefined;
+  return {
+    kind: 'compact',
+    columns: columns as string[],
+    rows: data as unknown[][],
+    ...(passthrough ? { passthrough } : {}),
+    ...(lossless ? {} : { lossless: () => parseCompact(body, charset, true) }),
+  };
+}
+
+/** Split concatenated JSON values (`{..}{..}`, NDJSON, with or without separators) into their texts. */
+export function splitJsonValues(text: string): string[] {
+  const out: string[] = [];
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x2c) {
+      i++;
+      continue;
+    }
+    const start = i;
+    if (c === 0x7b || c === 0x5b) {
+      let depth = 0;
+      for (; i < n; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x22) {
+          for (i++; i < n; i++) {
+            const e = text.charCodeAt(i);
+            if (e === 0x5c) i++;
+            else if (e === 0x22) break;
+          }
+        } else if (d === 0x7b || d === 0x5b) depth++;
+        else if (d === 0x7d || d === 0x5d) {
+          depth--;
+          if (depth === 0) {
+            i++;
+            break;
+          }
+        }
+      }
+    } else if (c === 0x22) {
+      for (i++; i < n; i++) {
+        const e = text.charCodeAt(i);
+        if (e === 0x5c) i++;
+        else if (e === 0x22) {
+          i++;
+          break;
+        }
+      }
+    } else {
+      while (i < n && !/[\s,{["]/.test(text[i] as string)) i++;
+    }
+    out.push(text.slice(start, i));
+  }
+  return out;
+}
+
+function tryParseArray(items: string): unknown[] | undefined {
+  try {
+    return JSON.parse(`[${items}]`) as unknown[];
+  } catch {
+    return undefined;
+  }
+}
+
+function parseStreaming(body: Buffer, charset: string, lossless = false): ParsedRows {
+  const { text, utf8, offset } = decode(body, charset);
+  let objects: unknown[] | undefined;
+  if (!lossless) {
+    // One object per line (the usual NDJSON) joins with commas into one array; otherwise raw
+    // newlines occur only between JSON tokens, so `}` newline `{` separates two objects.
+    const t = text.trim();
+    objects = tryParseArray(t.replaceAll('\n', ',')) ?? tryParseArray(t.replace(/}\s*\n\s*{/g, '},{'));
+  }
+  if (!objects) {
+    // Objects not separated by newlines, a malformed one, or a lossless parse: one value at a time.
+    objects = splitJsonValues(text).map((v, i) => parseJson(v, lossless, `row ${i + 1}: `));
+  }
+  for (let i = 0; i < objects.length; i++) {
+    const o = objects[i];
+    if (o === null || typeof o !== 'object' || Array.isArray(o))
+      malformed(`row ${i + 1} is not a JSON object`);
+  }
+  const passthrough =
+    utf8 && objects.length > 0 ? cleanSlice(body, offset, body.length, hasBlankLine(text)) : undefined;
+  return {
+    kind: 'objects',
+    objects,
+    ...(passthrough ? { passthrough } : {}),
+    ...(lossless ? {} : { lossless: () => parseStreaming(body, charset, true) }),
+  };
+}
+
+/** Parse an ingest body in `format` (charset from the Content-Type). Throws INGEST_MALFORMED. */
+export function parseIngestBody(body: Buffer, format: IngestFormat, charset = 'utf-8'): ParsedRows {
+  switch (format) {
+    case 'compact':
+      return parseCompact(body, charset);
+    case 'streaming':
+      return parseStreaming(body, charset);
+    case 'raw': {
+      const { text } = decode(body, charset);
+      return { kind: 'compact', columns: ['raw'], rows: text.length > 0 ? [[text]] : [] };
+    }
+    case 'lines': {
+      const { text } = decode(body, charset);
+      const rows = text
+        .split('\n')
+        .map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l))
+        .filter((l) => l.length > 0)
+        .map((l) => [l]);
+      return { kind: 'compact', columns: ['raw'], rows };
+    }
+  }
+}

@@ -1,0 +1,74 @@
+import { quoteIdent } from '../engine/settings-clause.ts';
+import { type StreamDefinition, TP_DELTA, TP_SN, TP_TIME } from './stream-definition.ts';
+import { frontTable } from './stream-tables.ts';
+
+/**
+ * Read SQL for the SQL layer (engine dialect). Every read goes through the front table, which sees
+ * both unflushed and flushed rows.
+ *
+ * Columns of the results: the stream's stored columns (`SELECT *` of the front table excludes `_tp_sn`
+ * and ALIAS columns, as Proton does); `_tp_sn` and ALIAS columns are readable by name. The
+ * latest-per-key subquery of the kv modes lists every column explicitly, `_tp_sn` included, so a
+ * `*` over it must be expanded by the SQL layer (use `visibleColumns(def)`).
+ */
+
+/** All rows ever written (the append-only history), whatever the mode. */
+export function storedRowsSource(def: StreamDefinition): string {
+  return frontTable(def);
+}
+
+/**
+ * The stream's rows as a historical query (`table(s)`) sees them: all rows for append and changelog
+ * streams; the latest row per primary key for versioned_kv (largest `version_column`, then largest
+ * `_tp_sn`) and changelog_kv (likewise, keys whose latest `_tp_delta` is -1 dropped).
+ * Answers a table name or a parenthesised subquery, usable after FROM (add an alias if needed).
+ */
+export function historicalSource(def: StreamDefinition): string {
+  if (def.mode === 'append' || def.mode === 'changelog') return frontTable(def);
+  return latestPerKeySource(def);
+}
+
+function latestPerKeySource(def: StreamDefinition): string {
+  const keys = def.keyColumns;
+  const keySet = new Set(keys.map((k) => k.trim()));
+  // Carry every non-key column (ALIAS columns and _tp_sn too) through argMax in one tuple.
+  const carried = [
+    ...def.columns.filter((c) => !keySet.has(c.name) && !keySet.has(quoteIdent(c.name))).map((c) => c.name),
+    TP_SN,
+  ];
+  const order =
+    def.versionColumn === TP_SN
+      ? quoteIdent(TP_SN)
+      : `(${quoteIdent(def.versionColumn)}, ${quoteIdent(TP_SN)})`;
+  const tuple = `tuple(${carried.map(quoteIdent).join(', ')})`;
+  const outer = [
+    ...keys.map((k, i) => `${k} AS ${keyAlias(def, k, i)}`),
+    ...carried.map((c, i) => `tupleElement(__tp_latest, ${i + 1}) AS ${quoteIdent(c)}`),
+  ];
+  const inner = `SELECT ${keys.join(', ')}, argMax(${tuple}, ${order}) AS __tp_latest FROM ${frontTable(def)} GROUP BY ${keys.join(', ')}`;
+  let sql = `SELECT ${outer.join(', ')} FROM (${inner})`;
+  if (def.mode === 'changelog_kv') {
+    const delta = carried.indexOf(TP_DELTA) + 1;
+    sql += ` WHERE tupleElement(__tp_latest, ${delta}) != -1`;
+  }
+  return `(${sql})`;
+}
+
+/** A key expression keeps its column name when it is one; other expressions get a positional name. */
+function keyAlias(def: StreamDefinition, key: string, i: number): string {
+  const plain = key.replace(/^`|`$/g, '');
+  return def.columns.some((c) => c.name === plain) ? quoteIdent(plain) : quoteIdent(`_tp_key_${i + 1}`);
+}
+
+/** The table to read a committed sequence range from: `WHERE _tp_sn > a AND _tp_sn <= b`. */
+export function rangeSource(def: StreamDefinition): string {
+  return frontTable(def);
+}
+
+/** `SELECT <columns> FROM <range source> WHERE _tp_sn > afterSn AND _tp_sn <= toSn`. */
+export function rangeSelect(def: StreamDefinition, afterSn: number, toSn: number, columns = '*'): string {
+  return `SELECT ${columns} FROM ${rangeSource(def)} WHERE ${quoteIdent(TP_SN)} > ${afterSn} AND ${quoteIdent(TP_SN)} <= ${toSn}`;
+}
+
+/** The name of the event-time column of every stream. */
+export const EVENT_TIME_COLUMN = TP_TIME;

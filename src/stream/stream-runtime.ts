@@ -1,0 +1,167 @@
+import type { Engine } from '../engine/engine.ts';
+import { quoteString } from '../engine/settings-clause.ts';
+import type { Logger } from '../log/logger.ts';
+import type { CommittedRange } from './committed-range-notifier.ts';
+import { IdempotencyWindow } from './idempotency-window.ts';
+import { type StreamDefinition, streamKey } from './stream-definition.ts';
+import { StreamSchema } from './stream-schema.ts';
+import { frontTable, INSERT_SETTINGS, ingestComment } from './stream-tables.ts';
+import { type CommitResult, type InsertUnit, StreamWriter } from './stream-writer.ts';
+import type { DoubtKind } from './value-checks.ts';
+import { inlineInsertSql, maxSn, recoverFromWal, replayTarget } from './wal-recovery.ts';
+import { applyRetention } from './wal-retention.ts';
+import { type WalOptions, WriteAheadLog } from './write-ahead-log.ts';
+
+export interface RuntimeOptions {
+  engine: Engine;
+  wal: WalOptions;
+  logger?: Logger;
+  maxGroupRows?: number;
+  maxGroupBytes?: number;
+  publish: (key: string, range: CommittedRange) => void;
+  hooks: () => { skipEngineInsert?: (db: string, name: string) => boolean };
+}
+
+/** Names the chDB insert call accepts (it refuses quoting); others go through an INSERT statement. */
+const INSERTABLE = /^[A-Za-z0-9_]+$/;
+
+/** One open stream: its schema, WAL (none for `memory` storage), writer and idempotency window. */
+export class StreamRuntime {
+  private def: StreamDefinition;
+
+  private constructor(
+    def: StreamDefinition,
+    readonly schema: StreamSchema,
+    private readonly wal: WriteAheadLog | undefined,
+    readonly writer: StreamWriter,
+    private readonly idempotency: IdempotencyWindow,
+    private readonly o: RuntimeOptions,
+  ) {
+    this.def = def;
+  }
+
+  /** Open the WAL, replay what the engine lacks, and start the writer after the last sequence number. */
+  static async open(def: StreamDefinition, dir: string, o: RuntimeOptions): Promise<StreamRuntime> {
+    const key = streamKey(def.db, def.name);
+    let wal: WriteAheadLog | undefined;
+    let nextSn: number;
+    if (def.storageType === 'memory') {
+      nextSn = (await maxSn(o.engine, replayTarget(def))) + 1;
+    } else {
+      wal = await WriteAheadLog.open(dir, o.wal);
+      const recovered = await recoverFromWal(o.engine, def, wal, o.logger);
+      if (recovered.records > 0) {
+        o.logger?.info(
+          { stream: key, records: recovered.records, rows: recovered.rows },
+          'replayed WAL records into the engine',
+        );
+      }
+      nextSn = Math.max(wal.nextSn, recovered.maxSn + 1);
+      await wal.skipTo(nextSn);
+    }
+    const idempotency = new IdempotencyWindow();
+    for (const s of wal?.summaries() ?? [])
+      for (const [id, fromSn, count] of s.ids) idempotency.add(id, { fromSn, count });
+    const holder: { rt?: StreamRuntime } = {};
+    const writer = new StreamWriter({
+      key,
+      wal,
+      nextSn,
+      idempotency,
+      insert: (unit) => (holder.rt as StreamRuntime).insert(unit),
+      onCommitted: (range) => o.publish(key, range),
+      ...(o.logger ? { logger: o.logger } : {}),
+      ...(o.maxGroupRows ? { maxGroupRows: o.maxGroupRows } : {}),
+      ...(o.maxGroupBytes ? { maxGroupBytes: o.maxGroupBytes } : {}),
+    });
+    holder.rt = new StreamRuntime(def, new StreamSchema(def), wal, writer, idempotency, o);
+    return holder.rt;
+  }
+
+  get definition(): StreamDefinition {
+    return this.def;
+  }
+
+  get key(): string {
+    return streamKey(this.def.db, this.def.name);
+  }
+
+  get walBytes(): number {
+    return this.wal?.bytes ?? 0;
+  }
+
+  /** A definition change that keeps the columns (description, TTL, retention). */
+  redefine(def: StreamDefinition): void {
+    this.def = def;
+  }
+
+  priorCommit(id: string): CommitResult | undefined {
+    const p = this.idempotency.get(id);
+    return p ? { fromSn: p.fromSn, count: p.count, duplicate: true } : undefined;
+  }
+
+  /** Ask the engine which date/date-time strings it reads (one call for a request's doubtful values). */
+  async verifyDoubts(kind: DoubtKind, values: string[]): Promise<boolean[]> {
+    const fn = kind === 'date' ? 'toDateOrNull(x)' : 'parseDateTime64BestEffortOrNull(x, 9)';
+    const list = values.map(quoteString).join(', ');
+    const text = (
+      await this.o.engine.query(`SELECT arrayMap(x -> isNotNull(${fn}), [${list}])`, {
+        format: 'JSONCompactEachRow',
+      })
+    ).text();
+    const row = JSON.parse(text.trim()) as [Array<number | boolean>];
+    return row[0].map((v) => v === true || v === 1);
+  }
+
+  async applyRetention(now: number): Promise<void> {
+    if (!this.wal) return;
+    const first = await applyRetention(this.o.engine, this.def, this.wal, now);
+    this.idempotency.dropBefore(first);
+  }
+
+  /** Finish queued writes, flush the Buffer into the MergeTree, close the WAL. */
+  async close(): Promise<void> {
+    await this.writer.close();
+    if (this.def.storageType === 'hybrid') {
+      await this.o.engine.query(`OPTIMIZE TABLE ${frontTable(this.def)}`).catch((e) => {
+        this.o.logger?.warn(
+          { err: e, stream: this.key },
+          'Buffer flush at shutdown failed; the WAL will be replayed',
+        );
+      });
+    }
+    await this.wal?.close();
+  }
+
+  /** Stop without flushing (the stream is being dropped). */
+  async discard(): Promise<void> {
+    await this.writer.close('the stream was dropped');
+    await this.wal?.close();
+  }
+
+  private async insert(unit: InsertUnit): Promise<void> {
+    const def = this.def;
+    if (this.o.hooks().skipEngineInsert?.(def.db, def.name)) return;
+    const comment = ingestComment(unit.first, unit.time);
+    const simple =
+      INSERTABLE.test(def.db) &&
+      INSERTABLE.test(def.name) &&
+      (unit.columns ?? []).every((c) => INSERTABLE.test(c));
+    if (simple) {
+      await this.o.engine.insert(`${def.db}.${def.name}`, unit.payload, {
+        format: unit.format,
+        ...(unit.columns ? { columns: unit.columns } : {}),
+        settings: { log_comment: comment, ...INSERT_SETTINGS },
+      });
+    } else {
+      const header = {
+        first: unit.first,
+        count: unit.count,
+        time: unit.time,
+        format: unit.format,
+        ...(unit.columns ? { columns: unit.columns } : {}),
+      };
+      await this.o.engine.query(inlineInsertSql(frontTable(def), header, unit.payload));
+    }
+  }
+}

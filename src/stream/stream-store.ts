@@ -1,0 +1,438 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Actor } from '../catalog/audit.ts';
+import type { Catalog, CatalogRecord } from '../catalog/catalog.ts';
+import type { Engine } from '../engine/engine.ts';
+import { err } from '../errors/tributary-error.ts';
+import type { Logger } from '../log/logger.ts';
+import {
+  type CommittedRange,
+  CommittedRangeNotifier,
+  type RangeListener,
+} from './committed-range-notifier.ts';
+import {
+  defineStream,
+  type ExprInput,
+  type StreamSpec,
+  type TranslateExpression,
+  withCreateQuery,
+} from './define-stream.ts';
+import { type PrepareOptions, prepareBatch, toJsonValue } from './ingest-batch.ts';
+import { type ParsedRows, parseIngestBody } from './ingest-body.ts';
+import type { IngestFormat } from './ingest-format.ts';
+import { type StreamDefinition, streamKey } from './stream-definition.ts';
+import {
+  checkDatabase,
+  ensureTables,
+  removeOrphanWals,
+  tableExists,
+  walDirName,
+} from './stream-housekeeping.ts';
+import { type RuntimeOptions, StreamRuntime } from './stream-runtime.ts';
+import { type StreamSizes, type StreamStatistics, streamSizes, streamStatistics } from './stream-stats.ts';
+import {
+  type BufferPolicy,
+  createStatements,
+  DEFAULT_BUFFER_POLICY,
+  dropStatements,
+  modifyMemoryCapStatement,
+  modifyTtlStatement,
+} from './stream-tables.ts';
+import type { CommitResult } from './stream-writer.ts';
+import { DEFAULT_WAL_OPTIONS, type WalOptions } from './write-ahead-log.ts';
+
+export const STREAM_KIND = 'stream';
+const INTERNAL_DATABASES = new Set(['system', 'INFORMATION_SCHEMA', 'information_schema']);
+
+export interface StreamStoreOptions {
+  engine: Engine;
+  catalog: Catalog;
+  /** Tributary's data directory; WALs live under `<dataDir>/streams/<db>/<name>/`. */
+  dataDir: string;
+  logger?: Logger;
+  translateExpression?: TranslateExpression;
+  buffer?: BufferPolicy;
+  wal?: Partial<WalOptions>;
+  /** How often retention runs (ms; default 2000). */
+  maintenanceIntervalMs?: number;
+  /** Group-commit caps. */
+  maxGroupRows?: number;
+  maxGroupBytes?: number;
+}
+
+/** A stream as the catalog holds it: the definition plus audit fields. */
+export type StreamRecord = CatalogRecord<StreamDefinition>;
+
+/** What PATCH /streams/{name} (and ALTER STREAM ... MODIFY SETTING/TTL) may change. */
+export interface StreamPatch {
+  description?: string;
+  /** A new TTL of the historical store; null removes it. */
+  ttl?: ExprInput | null;
+  logstoreRetentionBytes?: number;
+  logstoreRetentionMs?: number;
+}
+
+/** Rows handed in by an in-process producer (SQL INSERT, inputs, MV outputs). */
+export type IngestInput =
+  | { columns: string[]; rows: unknown[][] }
+  | { objects: Array<Record<string, unknown>> };
+
+export interface IngestOptions {
+  /** `x-timeplus-idempotent-id`: a retry with the same id writes nothing twice. */
+  idempotencyId?: string;
+  /** Columns every row must give (the elastic input's `_raw`, `_index`, `_id`). */
+  requiredColumns?: readonly string[];
+}
+
+export interface DatabaseInfo {
+  name: string;
+  engine: string;
+}
+
+/**
+ * Checks other owners of names run before a stream is created or dropped (views: a view's name
+ * cannot be taken by a stream, a stream a view reads cannot be dropped). They throw to refuse.
+ */
+export interface StreamGuard {
+  beforeCreate?(db: string, name: string): void;
+  beforeDrop?(db: string, name: string): void;
+}
+
+/** Hooks for tests that simulate crashes. Never set in production. */
+export interface StreamTestHooks {
+  /** Commit to the WAL and acknowledge, but do not insert into the engine (as if the process died). */
+  skipEngineInsert?: (db: string, name: string) => boolean;
+}
+
+/**
+ * Streams: their definitions (in the catalog), engine tables, WALs, writers and committed-range
+ * notifications. The one entry point for creating, dropping and writing streams; see README.md.
+ */
+export class StreamStore {
+  private readonly runtimes = new Map<string, StreamRuntime>();
+  /** Streams that could not be opened at start, and why. */
+  private readonly unavailable = new Map<string, string>();
+  private readonly notifier: CommittedRangeNotifier;
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly runtimeOptions: RuntimeOptions;
+  private timer: NodeJS.Timeout | undefined;
+  private maintaining = false;
+  private closed = false;
+  private hooks: StreamTestHooks = {};
+  private readonly guards: StreamGuard[] = [];
+
+  private constructor(private readonly o: StreamStoreOptions) {
+    this.notifier = new CommittedRangeNotifier(o.logger);
+    this.runtimeOptions = {
+      engine: o.engine,
+      wal: { ...DEFAULT_WAL_OPTIONS, ...o.wal },
+      ...(o.logger ? { logger: o.logger } : {}),
+      ...(o.maxGroupRows ? { maxGroupRows: o.maxGroupRows } : {}),
+      ...(o.maxGroupBytes ? { maxGroupBytes: o.maxGroupBytes } : {}),
+      publish: (key: string, range: CommittedRange) => this.notifier.publish(key, range),
+      hooks: () => this.hooks,
+    };
+  }
+
+  /** Open every stream of the catalog: engine tables checked, WAL replayed, writers ready. */
+  static async open(options: StreamStoreOptions): Promise<StreamStore> {
+    const store = new StreamStore(options);
+    const keep = new Set<string>();
+    for (const record of options.catalog.list<StreamDefinition>(STREAM_KIND)) {
+      const def = record.value;
+      keep.add(walDirName(def.db, def.name));
+      try {
+        await ensureTables(options.engine, def, options.buffer ?? DEFAULT_BUFFER_POLICY, options.logger);
+        const rt = await StreamRuntime.open(def, store.walDir(def.db, def.name), store.runtimeOptions);
+        store.runtimes.set(record.key, rt);
+      } catch (e) {
+        // One broken stream does not keep the server down: it refuses writes, its WAL stays as it is.
+        const detail = e instanceof Error ? e.message : String(e);
+        options.logger?.error(
+          { err: e, stream: record.key },
+          'stream could not be opened; it refuses writes',
+        );
+        store.unavailable.set(record.key, `it could not be opened at start (${detail})`);
+      }
+    }
+    await removeOrphanWals(join(options.dataDir, 'streams'), keep);
+    const interval = options.maintenanceIntervalMs ?? 2000;
+    store.timer = setInterval(() => void store.maintain(), interval);
+    store.timer.unref();
+    return store;
+  }
+
+  // ---- definitions ----
+
+  get(db: string, name: string): StreamRecord | undefined {
+    return this.o.catalog.get<StreamDefinition>(STREAM_KIND, streamKey(db, name));
+  }
+
+  /** The stream's record, or UNKNOWN_STREAM (404). */
+  require(db: string, name: string): StreamRecord {
+    const r = this.get(db, name);
+    if (!r) throw err('UNKNOWN_STREAM', { name: db === 'default' ? name : `${db}.${name}` });
+    return r;
+  }
+
+  list(db?: string): StreamRecord[] {
+    return this.o.catalog.list<StreamDefinition>(
+      STREAM_KIND,
+      db === undefined ? undefined : (r) => r.value.db === db,
+    );
+  }
+
+  /** Validate, create the engine tables and the WAL, and record the stream in the catalog. */
+  async create(
+    spec: StreamSpec,
+    actor: Actor,
+    options: { ifNotExists?: boolean } = {},
+  ): Promise<StreamRecord> {
+    const def = defineStream(
+      spec,
+      this.o.translateExpression ? { translateExpression: this.o.translateExpression } : {},
+    );
+    const key = streamKey(def.db, def.name);
+    return this.locked(key, async () => {
+      const existing = this.get(def.db, def.name);
+      if (existing) {
+        if (options.ifNotExists) return existing;
+        throw err('STREAM_ALREADY_EXISTS', { name: key });
+      }
+      for (const g of this.guards) g.beforeCreate?.(def.db, def.name);
+      await checkDatabase(this.o.engine, def.db);
+      if (await tableExists(this.o.engine, def.db, def.name))
+        throw err('STREAM_ALREADY_EXISTS', { name: key });
+      const created: string[] = [];
+      try {
+        for (const sql of createStatements(def, this.o.buffer ?? DEFAULT_BUFFER_POLICY)) {
+          await this.o.engine.query(sql);
+          created.push(sql);
+        }
+        const dir = this.walDir(def.db, def.name);
+        await rm(dir, { recursive: true, force: true });
+        const rt = await StreamRuntime.open(def, dir, this.runtimeOptions);
+        this.runtimes.set(key, rt);
+        return await this.o.catalog.create(STREAM_KIND, key, def, actor);
+      } catch (e) {
+        await this.discard(def, created.length > 0);
+        throw e;
+      }
+    });
+  }
+
+  /** Drop a stream: its writer, engine tables, WAL and catalog record. Answers whether it existed. */
+  async drop(db: string, name: string, options: { ifExists?: boolean } = {}): Promise<boolean> {
+    const key = streamKey(db, name);
+    return this.locked(key, async () => {
+      const record = this.get(db, name);
+      if (!record) {
+        if (options.ifExists) return false;
+        this.require(db, name);
+      }
+      for (const g of this.guards) g.beforeDrop?.(db, name);
+      await this.discard((record as StreamRecord).value, true);
+      await this.o.catalog.delete(STREAM_KIND, key);
+      return true;
+    });
+  }
+
+  /** Change description, TTL or retention. */
+  async update(db: string, name: string, patch: StreamPatch, actor: Actor): Promise<StreamRecord> {
+    const key = streamKey(db, name);
+    return this.locked(key, async () => {
+      const old = this.require(db, name).value;
+      const { createQuery: _, ttl: oldTtl, ...base } = old;
+      const ttl = patch.ttl === undefined ? oldTtl : this.expr(patch.ttl);
+      const def = withCreateQuery({
+        ...base,
+        ...(ttl ? { ttl } : {}),
+        description: patch.description ?? old.description,
+        logstoreRetentionBytes: patch.logstoreRetentionBytes ?? old.logstoreRetentionBytes,
+        logstoreRetentionMs: patch.logstoreRetentionMs ?? old.logstoreRetentionMs,
+      });
+      if (patch.ttl !== undefined && (old.ttl?.engine ?? '') !== (def.ttl?.engine ?? '')) {
+        const sql = modifyTtlStatement(def);
+        if (sql) await this.o.engine.query(sql);
+      }
+      if (patch.logstoreRetentionBytes !== undefined) {
+        const sql = modifyMemoryCapStatement(def);
+        if (sql) await this.o.engine.query(sql);
+      }
+      const record = await this.o.catalog.update(STREAM_KIND, key, def, actor);
+      this.runtimes.get(key)?.redefine(def);
+      return record;
+    });
+  }
+
+  /** Add a check run before every create and drop (see StreamGuard). */
+  guard(guard: StreamGuard): void {
+    this.guards.push(guard);
+  }
+
+  /** Databases of the engine, Tributary's own excluded. */
+  async databases(): Promise<DatabaseInfo[]> {
+    const text = (
+      await this.o.engine.query('SELECT name, engine FROM system.databases ORDER BY name', {
+        format: 'JSONEachRow',
+      })
+    ).text();
+    return text
+      .split('\n')
+      .filter((l) => l.length > 0)
+      .map((l) => JSON.parse(l) as DatabaseInfo)
+      .filter((d) => !INTERNAL_DATABASES.has(d.name) && !d.name.startsWith('_tributary'));
+  }
+
+  // ---- ingest ----
+
+  /** Ingest an HTTP body in one of the four formats. */
+  async ingestBody(
+    db: string,
+    name: string,
+    body: Buffer,
+    format: IngestFormat,
+    charset = 'utf-8',
+    options: IngestOptions = {},
+  ): Promise<CommitResult> {
+    const rt = this.runtime(db, name);
+    const prior = options.idempotencyId ? rt.priorCommit(options.idempotencyId) : undefined;
+    if (prior) return prior;
+    return this.commit(rt, parseIngestBody(body, format, charset), options);
+  }
+
+  /** Ingest rows already parsed by an in-process producer; values are JSON values, bigint, Date. */
+  async ingest(
+    db: string,
+    name: string,
+    input: IngestInput,
+    options: IngestOptions = {},
+  ): Promise<CommitResult> {
+    const rt = this.runtime(db, name);
+    const prior = options.idempotencyId ? rt.priorCommit(options.idempotencyId) : undefined;
+    if (prior) return prior;
+    const parsed: ParsedRows =
+      'objects' in input
+        ? { kind: 'objects', objects: input.objects.map((o) => toJsonValue(o)) }
+        : {
+            kind: 'compact',
+            columns: input.columns,
+            rows: input.rows.map((r) => (Array.isArray(r) ? r.map(toJsonValue) : r)),
+          };
+    return this.commit(rt, parsed, options);
+  }
+
+  private async commit(rt: StreamRuntime, parsed: ParsedRows, options: IngestOptions): Promise<CommitResult> {
+    const prepare: PrepareOptions = {
+      verifyDoubts: (kind, values) => rt.verifyDoubts(kind, values),
+      ...(options.idempotencyId ? { idempotencyId: options.idempotencyId } : {}),
+      ...(options.requiredColumns ? { requiredColumns: options.requiredColumns } : {}),
+    };
+    const batch = await prepareBatch(rt.schema, parsed, prepare);
+    return rt.writer.submit(batch);
+  }
+
+  // ---- the streaming side ----
+
+  /** Receive every committed range of the stream, in order, from now on; answers the unsubscribe. */
+  subscribe(db: string, name: string, listener: RangeListener): () => void {
+    this.require(db, name);
+    return this.notifier.subscribe(streamKey(db, name), listener);
+  }
+
+  /** The last committed `_tp_sn` of the stream (-1 when it has no rows). */
+  committedSn(db: string, name: string): number {
+    return this.runtime(db, name).writer.committedSn;
+  }
+
+  // ---- stats ----
+
+  async sizes(db: string, name: string): Promise<StreamSizes> {
+    const def = this.require(db, name).value;
+    return streamSizes(this.o.engine, def, this.runtimes.get(streamKey(db, name))?.walBytes ?? 0);
+  }
+
+  async statistics(db: string, name: string): Promise<StreamStatistics> {
+    const def = this.require(db, name).value;
+    const rt = this.runtimes.get(streamKey(db, name));
+    return streamStatistics(this.o.engine, def, {
+      bytes: rt?.walBytes ?? 0,
+      committedSn: rt?.writer.committedSn ?? -1,
+      lastCommitAt: rt?.writer.lastCommitAt ?? 0,
+    });
+  }
+
+  setTestHooks(hooks: StreamTestHooks): void {
+    this.hooks = hooks;
+  }
+
+  /** Finish queued writes, flush Buffer tables into the historical store, close the WALs. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    await Promise.allSettled([...this.runtimes.values()].map((rt) => rt.close()));
+    this.runtimes.clear();
+  }
+
+  /** Retention of every stream's WAL; runs on a timer. */
+  async maintain(now = Date.now()): Promise<void> {
+    if (this.maintaining || this.closed) return;
+    this.maintaining = true;
+    try {
+      for (const rt of this.runtimes.values()) {
+        try {
+          await rt.applyRetention(now);
+        } catch (e) {
+          this.o.logger?.warn({ err: e, stream: rt.key }, 'WAL retention failed; will retry');
+        }
+      }
+    } finally {
+      this.maintaining = false;
+    }
+  }
+
+  // ---- internals ----
+
+  private runtime(db: string, name: string): StreamRuntime {
+    const key = streamKey(db, name);
+    const rt = this.runtimes.get(key);
+    if (rt) return rt;
+    this.require(db, name);
+    throw err('INGEST_STREAM_FAILED', { stream: key, detail: this.unavailable.get(key) ?? 'it is not open' });
+  }
+
+  private expr(input: ExprInput | null): StreamDefinition['ttl'] {
+    if (input === null) return undefined;
+    if (typeof input !== 'string') return input;
+    const proton = input.trim();
+    if (!proton) return undefined;
+    return { proton, engine: (this.o.translateExpression ?? ((s) => s))(proton) };
+  }
+
+  private walDir(db: string, name: string): string {
+    return join(this.o.dataDir, 'streams', walDirName(db, name));
+  }
+
+  private async discard(def: StreamDefinition, tables: boolean): Promise<void> {
+    const key = streamKey(def.db, def.name);
+    const rt = this.runtimes.get(key);
+    this.runtimes.delete(key);
+    this.unavailable.delete(key);
+    this.notifier.clear(key);
+    await rt?.discard();
+    if (tables) for (const sql of dropStatements(def)) await this.o.engine.query(sql);
+    await rm(this.walDir(def.db, def.name), { recursive: true, force: true });
+  }
+
+  private locked<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(key) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const tail = next.catch(() => undefined);
+    this.locks.set(key, tail);
+    void tail.then(() => {
+      if (this.locks.get(key) === tail) this.locks.delete(key);
+    });
+    return next;
+  }
+}

@@ -1,0 +1,166 @@
+import { quoteIdent, quoteString } from '../engine/settings-clause.ts';
+import { type StreamColumn, type StreamDefinition, TP_SN, TP_TIME } from './stream-definition.ts';
+
+/**
+ * The engine tables of a stream and their DDL (README.md, "Tables").
+ *
+ * - hybrid: `db`.`name` is a Buffer table (what every read goes through) in front of the MergeTree
+ *   `db`.`.tp_history.name` (the historical store). A leading dot cannot start a stream name, so the
+ *   history table never collides with a user's stream.
+ * - streaming / memory: `db`.`name` is a Memory table (size-capped for `streaming`).
+ *
+ * Sequence numbers and the commit time reach the engine through the insert's `log_comment`
+ * setting (`tp:<first sn>:<commit time ms>`): `_tp_sn` is computed as first sn + the row's position
+ * in the insert, and an implicit `_tp_time` (DEFAULT now64) takes the commit time. Replaying a WAL
+ * record with the same comment therefore reproduces the same rows exactly.
+ */
+
+export const HISTORY_PREFIX = '.tp_history.';
+/** Memory cap of a `streaming`/`memory` stream whose logstore_retention_bytes is unlimited. */
+export const DEFAULT_MEMORY_CAP_BYTES = 1024 * 1024 * 1024;
+
+export interface BufferPolicy {
+  minTimeS: number;
+  maxTimeS: number;
+  minRows: number;
+  maxRows: number;
+  minBytes: number;
+  maxBytes: number;
+}
+
+/**
+ * Flush when a second has passed and 100k rows / 16 MB are buffered, or after 10 s, 4M rows or
+ * 256 MB, whichever comes first. One layer, so flushes happen in sequence-number order.
+ */
+export const DEFAULT_BUFFER_POLICY: BufferPolicy = {
+  minTimeS: 1,
+  maxTimeS: 10,
+  minRows: 100_000,
+  maxRows: 4_000_000,
+  minBytes: 16 * 1024 * 1024,
+  maxBytes: 256 * 1024 * 1024,
+};
+
+const COMMENT = "getSettingOrDefault('log_comment', '')";
+const FROM_TRIBUTARY = `startsWith(${COMMENT}, 'tp:')`;
+/** `_tp_sn` of a row: the insert's first sequence number plus the row's position; -1 for foreign writes. */
+export const SN_EXPR = `if(${FROM_TRIBUTARY}, toInt64(splitByChar(':', ${COMMENT})[2]) + rowNumberInAllBlocks(), -1)`;
+const COMMIT_TIME_EXPR = `fromUnixTimestamp64Milli(toInt64(splitByChar(':', ${COMMENT})[3]), 'UTC')`;
+
+/**
+ * Settings of every insert into a stream, pinned so the checks of value-checks.ts keep matching
+ * what the engine reads: ISO 8601 and other date-time spellings (chDB's default, made explicit).
+ */
+export const INSERT_SETTINGS = { date_time_input_format: 'best_effort' } as const;
+
+/** The `log_comment` of an insert whose rows start at `firstSn`, committed at `timeMs`. */
+export function ingestComment(firstSn: number, timeMs: number): string {
+  return `tp:${firstSn}:${timeMs}`;
+}
+
+export function qualify(db: string, table: string): string {
+  return `${quoteIdent(db)}.${quoteIdent(table)}`;
+}
+
+/** The user-visible table every read and write goes through (Buffer or Memory). */
+export function frontTable(def: Pick<StreamDefinition, 'db' | 'name'>): string {
+  return qualify(def.db, def.name);
+}
+
+export function historyTableName(name: string): string {
+  return `${HISTORY_PREFIX}${name}`;
+}
+
+/** The MergeTree of a hybrid stream; undefined for streaming/memory streams. */
+export function historyTable(def: Pick<StreamDefinition, 'db' | 'name' | 'storageType'>): string | undefined {
+  return def.storageType === 'hybrid' ? qualify(def.db, historyTableName(def.name)) : undefined;
+}
+
+/** `_tp_time` whose default is the insert time: Tributary fills it with the commit time instead. */
+export function isCommitTimeDefault(c: StreamColumn): boolean {
+  if (c.name !== TP_TIME || !c.default) return false;
+  return /^(now64\s*\(\s*(\d\s*(,\s*'[^']*'\s*)?)?\)|now\s*\(\s*\))$/i.test(c.default.engine.trim());
+}
+
+function columnDdl(c: StreamColumn, withTtl: boolean): string {
+  let line = `${quoteIdent(c.name)} ${c.engineType}`;
+  if (c.alias) line += ` ALIAS ${c.alias.engine}`;
+  else if (c.default) {
+    line += isCommitTimeDefault(c)
+      ? ` DEFAULT if(${FROM_TRIBUTARY}, ${COMMIT_TIME_EXPR}, ${c.default.engine})`
+      : ` DEFAULT ${c.default.engine}`;
+  }
+  if (c.comment) line += ` COMMENT ${quoteString(c.comment)}`;
+  if (c.codec) line += ` CODEC(${c.codec})`;
+  if (withTtl && c.ttl) line += ` TTL ${c.ttl.engine}`;
+  return line;
+}
+
+function memoryCap(def: StreamDefinition): number {
+  return def.logstoreRetentionBytes > 0 ? def.logstoreRetentionBytes : DEFAULT_MEMORY_CAP_BYTES;
+}
+
+/** CREATE TABLE statements of a stream, in the order they must run. */
+export function createStatements(
+  def: StreamDefinition,
+  policy: BufferPolicy = DEFAULT_BUFFER_POLICY,
+): string[] {
+  const front = frontTable(def);
+  if (def.storageType !== 'hybrid') {
+    const cols = [
+      ...def.columns.map((c) => columnDdl(c, false)),
+      `${quoteIdent(TP_SN)} Int64 MATERIALIZED ${SN_EXPR}`,
+    ];
+    return [
+      `CREATE TABLE ${front} (\n  ${cols.join(',\n  ')}\n) ENGINE = Memory SETTINGS max_bytes_to_keep = ${memoryCap(def)}`,
+    ];
+  }
+  const history = historyTable(def) as string;
+  const histCols = [
+    ...def.columns.map((c) => columnDdl(c, true)),
+    `${quoteIdent(TP_SN)} Int64 DEFAULT ${SN_EXPR}`,
+    ...def.indexes.map(
+      (ix) => `INDEX ${quoteIdent(ix.name)} ${ix.expr.engine} TYPE ${ix.type} GRANULARITY ${ix.granularity}`,
+    ),
+    `INDEX ${quoteIdent('_tp_sn_index')} ${quoteIdent(TP_SN)} TYPE minmax GRANULARITY 1`,
+  ];
+  let mergeTree = `CREATE TABLE ${history} (\n  ${histCols.join(',\n  ')}\n) ENGINE = MergeTree`;
+  if (def.partitionBy) mergeTree += `\nPARTITION BY ${def.partitionBy.engine}`;
+  if (def.primaryKey && def.primaryKey.engine !== def.orderBy.engine)
+    mergeTree += `\nPRIMARY KEY ${def.primaryKey.engine}`;
+  mergeTree += `\nORDER BY ${def.orderBy.engine}`;
+  if (def.ttl) mergeTree += `\nTTL ${def.ttl.engine}`;
+  const bufferCols = [
+    ...def.columns.map((c) => columnDdl(c, false)),
+    `${quoteIdent(TP_SN)} Int64 MATERIALIZED ${SN_EXPR}`,
+  ];
+  const p = policy;
+  const buffer =
+    `CREATE TABLE ${front} (\n  ${bufferCols.join(',\n  ')}\n) ENGINE = Buffer(${quoteString(def.db)}, ` +
+    `${quoteString(historyTableName(def.name))}, 1, ${p.minTimeS}, ${p.maxTimeS}, ${p.minRows}, ${p.maxRows}, ` +
+    `${p.minBytes}, ${p.maxBytes})`;
+  return [mergeTree, buffer];
+}
+
+/** DROP statements, front table first (a Buffer flushes into its MergeTree when dropped). */
+export function dropStatements(def: StreamDefinition): string[] {
+  const out = [`DROP TABLE IF EXISTS ${frontTable(def)} SYNC`];
+  const history = historyTable(def);
+  if (history) out.push(`DROP TABLE IF EXISTS ${history} SYNC`);
+  return out;
+}
+
+/** The statement that changes the historical store's TTL (hybrid streams only). */
+export function modifyTtlStatement(def: StreamDefinition): string | undefined {
+  const history = historyTable(def);
+  if (!history) return undefined;
+  return def.ttl
+    ? `ALTER TABLE ${history} MODIFY TTL ${def.ttl.engine}`
+    : `ALTER TABLE ${history} REMOVE TTL`;
+}
+
+/** Memory streams: the cap follows logstore_retention_bytes. */
+export function modifyMemoryCapStatement(def: StreamDefinition): string | undefined {
+  if (def.storageType === 'hybrid') return undefined;
+  return `ALTER TABLE ${frontTable(def)} MODIFY SETTING max_bytes_to_keep = ${memoryCap(def)}`;
+}

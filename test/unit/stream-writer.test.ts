@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import type { CommittedRange } from '../../src/stream/committed-range-notifier.ts';
+import { IdempotencyWindow } from '../../src/stream/idempotency-window.ts';
+import type { PreparedBatch } from '../../src/stream/ingest-batch.ts';
+import { type InsertUnit, StreamWriter } from '../../src/stream/stream-writer.ts';
+import { WriteAheadLog } from '../../src/stream/write-ahead-log.ts';
+
+const dirs: string[] = [];
+const wals: WriteAheadLog[] = [];
+after(async () => {
+  for (const w of wals) await w.close();
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+function batch(values: number[], extra: Partial<PreparedBatch> = {}): PreparedBatch {
+  return {
+    rows: values.length,
+    shape: 'C\u0001v',
+    format: 'JSONCompactEachRow',
+    columns: ['v'],
+    payload: Buffer.from(values.map((v) => `[${v}]`).join(',')),
+    ...extra,
+  };
+}
+
+interface Harness {
+  writer: StreamWriter;
+  wal: WriteAheadLog;
+  inserts: InsertUnit[];
+  ranges: CommittedRange[];
+  /** Rows the fake engine holds, by sequence number. */
+  table: Map<number, string>;
+}
+
+async function setup(refuse: (unit: InsertUnit) => boolean = () => false, delayMs = 2): Promise<Harness> {
+  const dir = await mkdtemp(join(tmpdir(), 'tributary-writer-'));
+  dirs.push(dir);
+  const wal = await WriteAheadLog.open(dir);
+  wals.push(wal);
+  const inserts: InsertUnit[] = [];
+  const ranges: CommittedRange[] = [];
+  const table = new Map<number, string>();
+  const writer = new StreamWriter({
+    key: 'default.t',
+    wal,
+    nextSn: 0,
+    idempotency: new IdempotencyWindow(),
+    insert: async (unit) => {
+      await new Promise((r) => setTimeout(r, delayMs));
+      if (refuse(unit))
+        throw new Error('Code: 27. DB::Exception: Cannot parse input (CANNOT_PARSE_INPUT_ASSERTION_FAILED)');
+      inserts.push(unit);
+      const rows = unit.payload.toString().split(/,|\n/);
+      rows.forEach((r, i) => {
+        table.set(unit.first + i, r);
+      });
+    },
+    onCommitted: (r) => ranges.push(r),
+  });
+  return { writer, wal, inserts, ranges, table };
+}
+
+async function walRecords(wal: WriteAheadLog): Promise<Array<[number, number]>> {
+  const out: Array<[number, number]> = [];
+  for await (const r of wal.recordsFrom(0)) out.push([r.header.first, r.header.count]);
+  return out;
+}
+
+test('concurrent requests are committed together with contiguous sequence numbers', async () => {
+  const h = await setup();
+  const results = await Promise.all(
+    Array.from({ length: 40 }, (_, i) => h.writer.submit(batch([i * 10, i * 10 + 1, i * 10 + 2]))),
+  );
+  assert.ok(h.inserts.length < 40, `${h.inserts.length} inserts for 40 requests`);
+  const sns = results
+    .flatMap((r) => Array.from({ length: r.count }, (_, k) => r.fromSn + k))
+    .sort((a, b) => a - b);
+  assert.deepEqual(
+    sns,
+    Array.from({ length: 120 }, (_, i) => i),
+  );
+  assert.equal(h.writer.committedSn, 119);
+  // Ranges are published in order, contiguous, and each row is in the table once.
+  let next = 0;
+  for (const r of h.ranges) {
+    assert.equal(r.fromSn, next);
+    next = r.toSn + 1;
+  }
+  assert.equal(next, 120);
+  assert.equal(h.table.size, 120);
+  const recs = await walRecords(h.wal);
+  assert.equal(
+    recs.reduce((n, [, c]) => n + c, 0),
+    120,
+  );
+});
+
+test('a request the engine refuses fails alone, writes nothing, and leaves no gap', async () => {
+  const h = await setup((unit) => unit.payload.toString().includes('666'));
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: 12 }, (_, i) => h.writer.submit(batch(i === 5 ? [1, 666] : [i * 100, i * 100 + 1]))),
+  );
+  const failed = outcomes.filter((o) => o.status === 'rejected');
+  assert.equal(failed.length, 1);
+  assert.match(String((failed[0] as PromiseRejectedResult).reason), /Cannot parse input/);
+  assert.equal((failed[0] as PromiseRejectedResult).reason.code, 27);
+  assert.equal(h.writer.committedSn, 21);
+  assert.deepEqual(
+    [...h.table.keys()].sort((a, b) => a - b),
+    Array.from({ length: 22 }, (_, i) => i),
+  );
+  assert.ok(![...h.table.values()].includes('[666]'));
+  const recs = await walRecords(h.wal);
+  assert.equal(
+    recs.reduce((n, [, c]) => n + c, 0),
+    22,
+    JSON.stringify(recs),
+  );
+  let next = 0;
+  for (const [first, count] of recs) {
+    assert.equal(first, next);
+    next += count;
+  }
+});
+
+test('when the engine refuses the request bytes, the re-encoded values are tried', async () => {
+  const h = await setup((unit) => unit.payload.toString().includes('1.0'));
+  const r = await h.writer.submit(
+    batch([1, 2], { payload: Buffer.from('[1.0],[2]'), reencode: () => Buffer.from('[1],[2]') }),
+  );
+  assert.deepEqual(r, { fromSn: 0, count: 2 });
+  assert.deepEqual([...h.table.values()], ['[1]', '[2]']);
+  assert.deepEqual(await walRecords(h.wal), [[0, 2]]);
+});
+
+test('an idempotency id writes once, also when the retry arrives while the first is in flight', async () => {
+  const h = await setup(() => false, 20);
+  const [a, b] = await Promise.all([
+    h.writer.submit(batch([1, 2], { idempotencyId: 'req-1' })),
+    h.writer.submit(batch([1, 2], { idempotencyId: 'req-1' })),
+  ]);
+  assert.deepEqual(a, { fromSn: 0, count: 2 });
+  assert.equal(b?.fromSn, 0);
+  assert.equal(b?.duplicate, true);
+  const c = await h.writer.submit(batch([1, 2], { idempotencyId: 'req-1' }));
+  assert.equal(c.duplicate, true);
+  await h.writer.submit(batch([3], { idempotencyId: 'req-2' }));
+  assert.equal(h.table.size, 3);
+  const recs = [];
+  for await (const r of h.wal.recordsFrom(0)) recs.push(r.header.ids);
+  assert.deepEqual(recs, [[['req-1', 0, 2]], [['req-2', 2, 1]]]);
+});
+
+test('a failed first attempt of an id lets its retry write', async () => {
+  let refuseOnce = true;
+  const h = await setup(() => {
+    const r = refuseOnce;
+    refuseOnce = false;
+    return r;
+  });
+  await assert.rejects(h.writer.submit(batch([7], { idempotencyId: 'x' })));
+  const r = await h.writer.submit(batch([7], { idempotencyId: 'x' }));
+  assert.deepEqual(r, { fromSn: 0, count: 1 });
+});
+
+test('empty batches write nothing', async () => {
+  const h = await setup();
+  assert.deepEqual(await h.writer.submit(batch([])), { fromSn: 0, count: 0 });
+  assert.equal(h.inserts.length, 0);
+  assert.equal(h.wal.bytes, 0);
+});
