@@ -1,0 +1,162 @@
+import type { FastifyInstance } from 'fastify';
+import { err } from '../../errors/tributary-error.ts';
+import { parseViewQuery, type ViewCatalogRecord, type ViewStore } from '../../views/view-store.ts';
+import { actorOfRequest } from '../auth.ts';
+import type { Services } from '../services.ts';
+
+const VIEW_NAME = { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_]{0,63}$' } as const;
+const DB = { type: 'string', minLength: 1 } as const;
+const byDb = { querystring: { type: 'object', properties: { db: DB } } } as const;
+
+const createView = {
+  querystring: byDb.querystring,
+  body: {
+    type: 'object',
+    required: ['name', 'query'],
+    additionalProperties: false,
+    properties: {
+      name: VIEW_NAME,
+      query: { type: 'string', minLength: 1 },
+      description: { type: 'string' },
+      materialized: { type: 'boolean' },
+      target_stream: { type: 'string' },
+      ttl_expression: { type: 'string' },
+      logstore_retention_bytes: { type: 'integer' },
+      logstore_retention_ms: { type: 'integer' },
+    },
+  },
+} as const;
+
+const updateView = {
+  querystring: byDb.querystring,
+  body: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      description: { type: 'string' },
+      query: { type: 'string', minLength: 1 },
+      ttl_expression: { type: 'string' },
+      logstore_retention_bytes: { type: 'integer' },
+      logstore_retention_ms: { type: 'integer' },
+    },
+  },
+} as const;
+
+interface ViewBody {
+  name?: string;
+  query?: string;
+  description?: string;
+  materialized?: boolean;
+  target_stream?: string;
+  ttl_expression?: string;
+  logstore_retention_bytes?: number;
+  logstore_retention_ms?: number;
+}
+
+/** Settings of a materialized view's storage: refused (when set) for a plain view. */
+function refuseStorageFields(body: ViewBody): void {
+  const set: [string, boolean][] = [
+    ['target_stream', (body.target_stream ?? '') !== ''],
+    ['ttl_expression', (body.ttl_expression ?? '') !== ''],
+    ['logstore_retention_bytes', (body.logstore_retention_bytes ?? 0) !== 0],
+    ['logstore_retention_ms', (body.logstore_retention_ms ?? 0) !== 0],
+  ];
+  const found = set.find(([, isSet]) => isSet);
+  if (found)
+    throw err('INVALID_FIELD', {
+      field: found[0],
+      detail: 'applies to materialized views only (a view stores nothing)',
+    });
+}
+
+/** `nullable(...)`, also inside `low_cardinality(...)`. */
+function isNullableType(type: string): boolean {
+  return /^(low_cardinality\()?nullable\(/i.test(type.trim());
+}
+
+/** The View resource of the contract (columns as the engine describes the view's query now). */
+export async function viewResource(
+  views: ViewStore,
+  record: ViewCatalogRecord,
+): Promise<Record<string, unknown>> {
+  const v = record.value;
+  const columns = await views.columns(record);
+  return {
+    id: v.id ?? `${v.db}.${v.name}`,
+    name: v.name,
+    description: v.description ?? '',
+    query: v.query,
+    create_query: views.createQuery(v),
+    target_stream: v.target_stream ?? '',
+    ttl: '',
+    ttl_expression: '',
+    columns: columns.map((c) => ({
+      name: c.name,
+      type: c.type,
+      nullable: isNullableType(c.type),
+      default: '',
+      comment: '',
+      codec: '',
+    })),
+    materialized: v.materialized,
+    logstore_retention_bytes: 0,
+    logstore_retention_ms: 0,
+    ...record.audit,
+  };
+}
+
+/** Views: list, create, get, patch, delete (materialized views: see the materialized_views routes). */
+export function viewRoutes(app: FastifyInstance, s: Services): void {
+  const dbOf = (q: unknown) => (q as { db?: string }).db ?? s.views.defaultDatabase;
+
+  app.get('/v1beta2/views', { schema: byDb }, async (request) => {
+    const { db } = request.query as { db?: string };
+    return Promise.all(s.views.list(db).map((r) => viewResource(s.views, r)));
+  });
+
+  app.post('/v1beta2/views', { schema: createView }, async (request, reply) => {
+    const body = request.body as ViewBody & { name: string; query: string };
+    if (body.materialized)
+      throw err('NOT_IMPLEMENTED', { detail: 'materialized views are not supported yet' });
+    refuseStorageFields(body);
+    const record = await s.views.create(
+      {
+        db: dbOf(request.query),
+        name: body.name,
+        select: parseViewQuery(body.query),
+        ...(body.description !== undefined ? { description: body.description } : {}),
+      },
+      actorOfRequest(request),
+    );
+    return reply.status(201).send(await viewResource(s.views, record as ViewCatalogRecord));
+  });
+
+  app.get('/v1beta2/views/:name', { schema: byDb }, async (request) => {
+    const { name } = request.params as { name: string };
+    return viewResource(s.views, s.views.require(dbOf(request.query), name));
+  });
+
+  app.patch('/v1beta2/views/:name', { schema: updateView }, async (request, reply) => {
+    const { name } = request.params as { name: string };
+    const body = (request.body ?? {}) as ViewBody;
+    const db = dbOf(request.query);
+    s.views.require(db, name);
+    refuseStorageFields(body);
+    await s.views.update(
+      db,
+      name,
+      {
+        ...(body.description !== undefined ? { description: body.description } : {}),
+        ...(body.query !== undefined ? { select: parseViewQuery(body.query) } : {}),
+      },
+      actorOfRequest(request),
+    );
+    return reply.status(204).send();
+  });
+
+  app.delete('/v1beta2/views/:name', { schema: byDb }, async (request, reply) => {
+    const { name } = request.params as { name: string };
+    await s.views.drop(dbOf(request.query), name);
+    return reply.status(204).send();
+  });
+}
