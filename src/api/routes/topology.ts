@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import type { ViewRecord } from '../../streaming/catalog-resolver.ts';
+import type { Services } from '../services.ts';
+import { buildTopology, type TopologyInput } from '../topology-graph.ts';
+
+const topologyQuery = {
+  querystring: {
+    type: 'object',
+    properties: {
+      db: { type: 'string', minLength: 1 },
+      // `dashboard`, `schema`, `udf` in the contract: accepted; those resources are not in the graph yet.
+      extraResources: {},
+    },
+  },
+} as const;
+
+/**
+ * `GET /v1beta2/topology[?db=..]`: streams, views, materialized views and inputs as a graph
+ * (see topology-graph.ts); without `db`, every database.
+ */
+export function topologyRoutes(app: FastifyInstance, s: Services): void {
+  app.get('/v1beta2/topology', { schema: topologyQuery }, async (request) => {
+    const { db } = request.query as { db?: string };
+    const service = s.inputs;
+    const inputs: TopologyInput[] = service
+      ? service.store.list().map((record) => ({
+          record,
+          status: service.running.status(record.key),
+          target: service.targetOf(record.value),
+        }))
+      : [];
+    return buildTopology(
+      {
+        streams: s.streams.list(),
+        views: [
+          ...s.catalog.list<Partial<ViewRecord>>('view'),
+          ...s.catalog.list<Partial<ViewRecord>>('materialized_view'),
+        ],
+        inputs,
+      },
+      db,
+    );
+  });
+}

@@ -1,0 +1,160 @@
+import type { Actor } from '../catalog/audit.ts';
+import type { CatalogRecord } from '../catalog/catalog.ts';
+import type { InputRecord } from '../connectors/inputs/input-store.ts';
+import type { InputStatus } from '../connectors/inputs/running-inputs.ts';
+import type { TargetStream } from '../connectors/inputs/target-stream.ts';
+import { parseQuery } from '../sql/parser/parse.ts';
+import type { StreamDefinition } from '../stream/stream-definition.ts';
+import type { ViewRecord } from '../streaming/catalog-resolver.ts';
+import { tableReferences } from '../streaming/view-references.ts';
+
+/** The contract's Topology (`Graph`): resources as nodes, data flow as edges, "depends on" as dependencies. */
+export interface Topology {
+  nodes: TopologyNode[];
+  /** Data flows from `source` to `target`. */
+  edges: TopologyEdge[];
+  /** `source` depends on `target` (cannot work without it). */
+  dependencies: TopologyEdge[];
+}
+
+export interface TopologyNode {
+  db: string;
+  id: string;
+  name: string;
+  type: 'stream' | 'view' | 'materialized_view' | 'input';
+  ownership: Actor;
+  properties: Record<string, unknown>;
+}
+
+export interface TopologyEdge {
+  source: string;
+  target: string;
+}
+
+export interface TopologyInput {
+  record: InputRecord;
+  status: InputStatus | undefined;
+  target: TargetStream;
+}
+
+export interface TopologyResources {
+  streams: readonly CatalogRecord<StreamDefinition>[];
+  /** Catalog kind `view` (materialized ones have `materialized: true`) and `materialized_view`. */
+  views: readonly CatalogRecord<Partial<ViewRecord>>[];
+  inputs: readonly TopologyInput[];
+}
+
+/** Node ids: `stream:db.name`, `view:db.name`, `materialized_view:db.name`, `input:name`. */
+export function nodeId(type: TopologyNode['type'], db: string, name: string): string {
+  return type === 'input' ? `input:${name}` : `${type}:${db}.${name}`;
+}
+
+/**
+ * The graph of `resources`, restricted to database `db` when given (an input belongs to its target
+ * stream's database). Edges and dependencies are kept only between nodes of the graph: a view
+ * reading another database's stream has no edge in a per-database topology.
+ */
+export function buildTopology(resources: TopologyResources, db?: string): Topology {
+  const nodes: TopologyNode[] = [];
+  const edges: TopologyEdge[] = [];
+  const dependencies: TopologyEdge[] = [];
+  const inDb = (d: string) => db === undefined || d === db;
+  /** `db.name` -> node id of the stream or view of that name. */
+  const tables = new Map<string, string>();
+
+  for (const r of resources.streams) {
+    const s = r.value;
+    if (!inDb(s.db)) continue;
+    const id = nodeId('stream', s.db, s.name);
+    tables.set(`${s.db}.${s.name}`, id);
+    nodes.push({
+      db: s.db,
+      id,
+      name: s.name,
+      type: 'stream',
+      ownership: r.audit.created_by,
+      properties: { mode: s.mode, storage_type: s.storageType, description: s.description },
+    });
+  }
+
+  const views: { id: string; db: string; name: string; view: Partial<ViewRecord> }[] = [];
+  for (const r of resources.views) {
+    const { db: vdb, name } = viewName(r);
+    if (!inDb(vdb)) continue;
+    const v = r.value;
+    const type = v.materialized || r.kind === 'materialized_view' ? 'materialized_view' : 'view';
+    const id = nodeId(type, vdb, name);
+    if (!tables.has(`${vdb}.${name}`)) tables.set(`${vdb}.${name}`, id);
+    views.push({ id, db: vdb, name, view: v });
+    nodes.push({
+      db: vdb,
+      id,
+      name,
+      type,
+      ownership: r.audit.created_by,
+      properties: {
+        query: v.query ?? '',
+        description: v.description ?? '',
+        ...(type === 'materialized_view' && v.target_stream ? { target_stream: v.target_stream } : {}),
+      },
+    });
+  }
+
+  const link = (from: string | undefined, to: string | undefined, dependent: 'from' | 'to') => {
+    if (!from || !to || from === to) return;
+    edges.push({ source: from, target: to });
+    dependencies.push(dependent === 'to' ? { source: to, target: from } : { source: from, target: to });
+  };
+
+  for (const { id, db: vdb, name, view } of views) {
+    for (const ref of sourcesOf(view.query)) link(tables.get(`${ref.database ?? vdb}.${ref.name}`), id, 'to');
+    if (id.startsWith('materialized_view:')) {
+      // Its results go to `target_stream`, or to the stream of its own name (no INTO).
+      const target = view.target_stream ?? name;
+      const key = target.includes('.') && !tables.has(`${vdb}.${target}`) ? target : `${vdb}.${target}`;
+      link(id, tables.get(key), 'from');
+    }
+  }
+
+  for (const { record, status, target } of resources.inputs) {
+    if (!inDb(target.db)) continue;
+    const def = record.value;
+    const id = nodeId('input', target.db, def.name);
+    nodes.push({
+      db: target.db,
+      id,
+      name: def.name,
+      type: 'input',
+      ownership: record.audit.created_by,
+      properties: {
+        input_type: def.type,
+        target_stream: def.target_stream,
+        listen_host: def.listen_host,
+        tcp_port: def.tcp_port,
+        bound_port: status?.bound_port ?? null,
+        status: status?.status ?? 'failed',
+        started_at: status?.started_at ?? null,
+        comment: def.comment ?? '',
+        ...(status?.stats ?? {}),
+      },
+    });
+    link(id, tables.get(`${target.db}.${target.name}`), 'from');
+  }
+  return { nodes, edges, dependencies };
+}
+
+function viewName(r: CatalogRecord<Partial<ViewRecord>>): { db: string; name: string } {
+  if (r.value.db && r.value.name) return { db: r.value.db, name: r.value.name };
+  const dot = r.key.indexOf('.');
+  return dot > 0 ? { db: r.key.slice(0, dot), name: r.key.slice(dot + 1) } : { db: 'default', name: r.key };
+}
+
+/** The names a view's query reads; an unparsable query reads nothing (the node stays, without edges). */
+function sourcesOf(query: string | undefined): { database?: string; name: string }[] {
+  if (!query) return [];
+  try {
+    return tableReferences(parseQuery(query));
+  } catch {
+    return [];
+  }
+}
