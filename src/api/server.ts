@@ -6,7 +6,11 @@ import { execRoutes } from './routes/exec.ts';
 import { infoRoutes } from './routes/info.ts';
 import { licenseRoutes } from './routes/licenses.ts';
 import { queryRoutes } from './routes/queries.ts';
+import { sqlToolRoutes } from './routes/sql-tools.ts';
+import { streamRoutes } from './routes/streams.ts';
+import { topologyRoutes } from './routes/topology.ts';
 import { userRoutes } from './routes/users.ts';
+import { viewRoutes } from './routes/views.ts';
 import { workspaceRoutes } from './routes/workspace.ts';
 import type { Services } from './services.ts';
 
@@ -44,6 +48,10 @@ export function buildServer(services: Services): FastifyInstance {
       licenseRoutes(api, services);
       queryRoutes(api, services);
       execRoutes(api, services);
+      streamRoutes(api, services);
+      topologyRoutes(api, services);
+      sqlToolRoutes(api, services);
+      viewRoutes(api, services);
     },
     { prefix: API_PREFIX },
   );

@@ -2,10 +2,14 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { UserStore } from '../catalog/user-store.ts';
 import type { WorkspaceStore } from '../catalog/workspace-store.ts';
 import type { Config } from '../config/config.ts';
+import type { InputService } from '../connectors/inputs/input-service.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { Logger } from '../log/logger.ts';
 import type { QueryPlanner } from '../queries/execution.ts';
 import type { QueryRegistry } from '../queries/query-registry.ts';
+import type { TableResolver } from '../sql/translator/resolver.ts';
+import type { StreamStore } from '../stream/stream-store.ts';
+import type { ViewStore } from '../views/view-store.ts';
 import type { VersionInfo } from './version-info.ts';
 
 /** Everything the HTTP layer calls into. Built once by `src/cli/tributary.ts`. */
@@ -21,6 +25,14 @@ export interface Services {
   planner: QueryPlanner;
   /** Queries run through the API. */
   queries: QueryRegistry;
+  /** Streams: definitions, tables, WALs, ingest and committed-range notifications. */
+  streams: StreamStore;
+  /** Inputs (elastic listeners): definitions, listeners, counters. */
+  inputs?: InputService;
+  /** Names in SQL (streams, views, MVs) as the planner resolves them (sqlanalyze). */
+  resolver: TableResolver;
+  /** Views: catalog records, validation, View resources. */
+  views: ViewStore;
   /** When the server started (epoch milliseconds). */
   bootedAt: number;
 }

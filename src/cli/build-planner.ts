@@ -1,4 +1,12 @@
 import type { Catalog } from '../catalog/catalog.ts';
+import type { InputService } from '../connectors/inputs/input-service.ts';
+import {
+  createInputHandler,
+  dropInputHandler,
+  showCreateInputHandler,
+  showInputsHandler,
+} from '../connectors/inputs/input-statements.ts';
+import { guardDatabaseDrop, guardStreamDrop } from '../connectors/inputs/stream-drop-guard.ts';
 import type { Engine } from '../engine/engine.ts';
 import { SqlQueryPlanner } from '../queries/sql-planner.ts';
 import { insertHandler } from '../queries/statements/insert-statement.ts';
@@ -21,11 +29,23 @@ import type { DropStatement, ShowCreateStatement, ShowStatement } from '../sql/a
 import type { StreamStore } from '../stream/stream-store.ts';
 import { CatalogResolver } from '../streaming/catalog-resolver.ts';
 import { storeRanges } from '../streaming/store-ranges.ts';
+import {
+  createViewHandler,
+  dropDatabaseWithViewsHandler,
+  dropStreamOrViewHandler,
+  dropViewHandler,
+  showCreateStreamOrViewHandler,
+  showCreateViewHandler,
+  showViewsHandler,
+} from '../views/view-statements.ts';
+import { ViewStore } from '../views/view-store.ts';
 
 export interface PlannerDeps {
   engine: Engine;
   catalog: Catalog;
   streams: StreamStore;
+  /** Inputs (CREATE/DROP/SHOW INPUT[S]); without it those statements are NOT_IMPLEMENTED. */
+  inputs?: InputService;
 }
 
 /** The statement families shared by several owners; each owner registers its part. */
@@ -42,6 +62,7 @@ export function buildPlanner(deps: PlannerDeps): {
   planner: SqlQueryPlanner;
   dispatch: PlannerDispatch;
   resolver: CatalogResolver;
+  views: ViewStore;
 } {
   const resolver = new CatalogResolver(deps.catalog, deps.streams, DEFAULT_DATABASE);
   const ranges = storeRanges(deps.streams);
@@ -85,5 +106,37 @@ export function buildPlanner(deps: PlannerDeps): {
     .register('Drop', dispatch.drop.handler())
     .register('Show', dispatch.show.handler())
     .register('ShowCreate', dispatch.showCreate.handler());
-  return { planner, dispatch, resolver };
+  if (deps.inputs) {
+    const inputs = deps.inputs;
+    planner.register('CreateInput', createInputHandler(inputs));
+    dispatch.drop
+      .register('INPUT', dropInputHandler(inputs))
+      .wrap('STREAM', (h) => guardStreamDrop(h, inputs, DEFAULT_DATABASE))
+      .wrap('TABLE', (h) => guardStreamDrop(h, inputs, DEFAULT_DATABASE))
+      .wrap('DATABASE', (h) => guardDatabaseDrop(h, inputs));
+    dispatch.show.register('INPUTS', showInputsHandler(inputs));
+    dispatch.showCreate.register('INPUT', showCreateInputHandler(inputs));
+  }
+  // Views (src/views). DROP STREAM and SHOW CREATE [STREAM] of a view's name reach the view (as
+  // in Proton); DROP DATABASE drops the database's views first.
+  const views = new ViewStore({
+    engine: deps.engine,
+    catalog: deps.catalog,
+    streams: deps.streams,
+    resolver,
+    defaultDatabase: DEFAULT_DATABASE,
+  });
+  views.guardStreams();
+  const viewDeps = { views, defaultDatabase: DEFAULT_DATABASE };
+  planner.register('CreateView', createViewHandler(viewDeps));
+  dispatch.drop
+    .register('VIEW', dropViewHandler(viewDeps))
+    .wrap('STREAM', (h) => dropStreamOrViewHandler(viewDeps, h))
+    .wrap('TABLE', (h) => dropStreamOrViewHandler(viewDeps, h))
+    .wrap('DATABASE', (h) => dropDatabaseWithViewsHandler(viewDeps, h));
+  dispatch.show.register('VIEWS', showViewsHandler(viewDeps));
+  dispatch.showCreate
+    .register('VIEW', showCreateViewHandler(viewDeps))
+    .wrap('STREAM', (h) => showCreateStreamOrViewHandler(viewDeps, h));
+  return { planner, dispatch, resolver, views };
 }

@@ -10,10 +10,15 @@ import { ensureInitialAdmin, type InitialAdmin } from '../catalog/initial-admin.
 import { UserStore } from '../catalog/user-store.ts';
 import { WorkspaceStore } from '../catalog/workspace-store.ts';
 import type { Config } from '../config/config.ts';
+import { InputService } from '../connectors/inputs/input-service.ts';
+import { RunningInputs } from '../connectors/inputs/running-inputs.ts';
 import { ChdbEngine } from '../engine/chdb-engine.ts';
 import type { Logger } from '../log/logger.ts';
-import { EngineSqlPlanner } from '../queries/engine-sql-planner.ts';
 import { QueryRegistry } from '../queries/query-registry.ts';
+import { translateExpression } from '../sql/translator/translate.ts';
+import { StreamStore } from '../stream/stream-store.ts';
+import { resetStreamingState } from '../streaming/state-table.ts';
+import { buildPlanner } from './build-planner.ts';
 
 /**
  * One running Tributary: the engine on the data directory, the catalog, the services above them
@@ -34,12 +39,29 @@ export class Tributary {
       dataPath: join(config.dataDir, 'engine'),
       sessions: { system: config.engineSystemSessions, user: config.engineUserSessions },
     });
+    let inputs: InputService | undefined;
     try {
       const catalog = await EngineCatalog.open(engine);
+      await resetStreamingState(engine);
       const users = new UserStore(catalog);
       const workspace = new WorkspaceStore(catalog);
       await workspace.ensure(SYSTEM_ACTOR);
       const initialAdmin = await ensureInitialAdmin(users, config.dataDir, config.adminPassword);
+      const streams = await StreamStore.open({
+        engine,
+        catalog,
+        dataDir: config.dataDir,
+        logger,
+        translateExpression: (sql) => translateExpression(sql),
+      });
+      inputs = new InputService({
+        catalog,
+        streams,
+        running: new RunningInputs({ logger }),
+        defaultDatabase: 'default',
+        logger,
+      });
+      const built = buildPlanner({ engine, catalog, streams, inputs });
       const services: Services = {
         config,
         logger,
@@ -48,14 +70,21 @@ export class Tributary {
         users,
         workspace,
         version: readVersionInfo(),
-        planner: new EngineSqlPlanner(engine),
+        planner: built.planner,
+        resolver: built.resolver,
+        views: built.views,
         queries: new QueryRegistry(),
+        streams,
+        inputs,
         bootedAt: Date.now(),
       };
       const api = buildServer(services);
       await api.ready();
+      // Inputs listen again once everything they write through is up (a taken port: `failed`).
+      await inputs.restore();
       return new Tributary(services, api, initialAdmin);
     } catch (e) {
+      await inputs?.close();
       await engine.close();
       throw e;
     }
@@ -71,7 +100,9 @@ export class Tributary {
     if (this.closed) return;
     this.closed = true;
     await this.services.queries.closeAll();
+    await this.services.inputs?.close();
     await this.api.close();
+    await this.services.streams.close();
     await this.services.engine.close();
   }
 }

@@ -59,6 +59,7 @@ export const ERRORS = {
   INCORRECT_QUERY: { code: 80, status: 400, system: 'timeplusd', message: '{detail}' },
   ILLEGAL_COLUMN: { code: 44, status: 400, system: 'timeplusd', message: '{detail}' },
   UNEXPECTED_EXPRESSION: { code: 183, status: 400, system: 'timeplusd', message: '{detail}' },
+  NOT_AN_AGGREGATE: { code: 215, status: 400, system: 'timeplusd', message: '{detail}' },
   WINDOW_COLUMN_NOT_REFERENCED: { code: 2002, status: 400, system: 'timeplusd', message: '{detail}' },
   MISSING_GROUP_BY: { code: 2522, status: 400, system: 'timeplusd', message: '{detail}' },
   INVALID_EMIT_MODE: { code: 2523, status: 400, system: 'timeplusd', message: '{detail}' },
@@ -69,6 +70,12 @@ export const ERRORS = {
     status: 408,
     system: 'timeplusd',
     message: 'Query exceeded its timeout of {timeout_ms} ms',
+  },
+  HAVE_DEPENDENT_OBJECTS: {
+    code: 630,
+    status: 409,
+    system: 'timeplusd',
+    message: 'Cannot drop or rename {name}, because some views depend on it: {dependents}',
   },
 
   // --- authentication and access (100xx) ---

@@ -99,7 +99,7 @@ type RewindColumn = '_tp_time' | '_tp_sn';
 /** Output names of a query that stand for `_tp_time` / `_tp_sn` (`_tp_time AS event_time`, or passed through). */
 function rewindAliasesOf(q: Query | undefined, ctes: ReadonlyMap<string, Query>): Map<string, RewindColumn> {
   const out = new Map<string, RewindColumn>();
-  if (!q || q.kind !== 'Select') return out;
+  if (q?.kind !== 'Select') return out;
   const inner = sourceAliases(q, ctes);
   for (const c of q.columns) {
     const [expr, name] = c.kind === 'Alias' ? [c.expr, c.alias] : [c, undefined];

@@ -454,13 +454,11 @@ export class StreamingExecution implements RowsPlan {
     });
   }
 
-  private async timed<T extends { text(): string } | void>(
-    name: string,
-    fn: () => Promise<T>,
-  ): Promise<string> {
+  /** Run one engine call of a step, counting its time and output for the query pipeline. */
+  private async timed(name: string, fn: () => Promise<unknown>): Promise<string> {
     const started = process.hrtime.bigint();
-    const r = await fn();
-    const text = r ? r.text() : '';
+    const r = (await fn()) as { text?: () => string } | undefined;
+    const text = typeof r?.text === 'function' ? r.text() : '';
     const s = this.steps.get(name) ?? { name, calls: 0, ns: 0, bytes: 0 };
     s.calls++;
     s.ns += Number(process.hrtime.bigint() - started);

@@ -76,7 +76,7 @@ test('inf, -inf, nan arrive as strings; 128-bit integers as strings; 64-bit inte
 });
 
 test('a failing query answers a JSON error before any event', async () => {
-  const r = await post('/v1beta2/queries', { sql: 'SELECT * FROM no_such_table' });
+  const r = await post('/v1beta2/queries', { sql: 'SELECT * FROM no_such_stream' });
   assert.equal(r.status, 404);
   const body = (await r.json()) as { code: number; system: string };
   assert.equal(body.code, 60);
@@ -84,7 +84,7 @@ test('a failing query answers a JSON error before any event', async () => {
 });
 
 test('a statement without a result answers 204', async () => {
-  const r = await post('/v1beta2/queries', { sql: 'CREATE TABLE q1 (a Int32) ENGINE = Memory' });
+  const r = await post('/v1beta2/queries', { sql: 'CREATE STREAM q1 (a int32)' });
   assert.equal(r.status, 204);
 });
 
@@ -137,7 +137,7 @@ test('a client that disconnects cancels its query', async () => {
 
 test('/exec answers {columns, data} for historical SQL and 204 for DDL', async () => {
   let r = await h.call('POST', '/v1beta2/exec', {
-    body: { sql: 'CREATE TABLE e1 (a Int32, b String) ENGINE = Memory', type: 'ddl' },
+    body: { sql: 'CREATE STREAM e1 (a int32, b string)', type: 'ddl' },
   });
   assert.equal(r.statusCode, 204);
   r = await h.call('POST', '/v1beta2/exec', {

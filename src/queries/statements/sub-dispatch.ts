@@ -19,6 +19,13 @@ export class SubDispatch<S extends Statement> {
     return this;
   }
 
+  /** Replace the handler of `key` by `around(it)` (e.g. a check before DROP STREAM); no-op if none. */
+  wrap(key: string, around: (handler: StatementHandler<S>) => StatementHandler<S>): this {
+    const h = this.handlers.get(key);
+    if (h) this.handlers.set(key, around(h));
+    return this;
+  }
+
   handler(): StatementHandler<S> {
     return (s, ctx) => {
       const key = this.keyOf(s);
