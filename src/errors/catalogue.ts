@@ -59,6 +59,7 @@ export const ERRORS = {
   INCORRECT_QUERY: { code: 80, status: 400, system: 'timeplusd', message: '{detail}' },
   ILLEGAL_COLUMN: { code: 44, status: 400, system: 'timeplusd', message: '{detail}' },
   UNEXPECTED_EXPRESSION: { code: 183, status: 400, system: 'timeplusd', message: '{detail}' },
+  ILLEGAL_TYPE_OF_ARGUMENT: { code: 43, status: 400, system: 'timeplusd', message: '{detail}' },
   NOT_AN_AGGREGATE: { code: 215, status: 400, system: 'timeplusd', message: '{detail}' },
   WINDOW_COLUMN_NOT_REFERENCED: { code: 2002, status: 400, system: 'timeplusd', message: '{detail}' },
   MISSING_GROUP_BY: { code: 2522, status: 400, system: 'timeplusd', message: '{detail}' },

@@ -28,6 +28,8 @@ export interface AggregateSplit {
   /** State-table columns of `window_start` / `window_end` when the query groups by a window. */
   readonly windowStart?: string;
   readonly windowEnd?: string;
+  /** State-table columns of the substream (PARTITION BY) keys, in order. */
+  readonly partitionColumns: readonly string[];
 }
 
 const ident = (name: string): Identifier => ({ kind: 'Identifier', parts: [name], span: NO_SPAN });
@@ -152,11 +154,15 @@ export function splitAggregation(select: SelectQuery, options: { window: boolean
     ...(limitBy ? { limitBy } : {}),
     span: NO_SPAN,
   };
+  const partitionColumns = (select.partitionBy ?? []).map(
+    (p) => keyColumns[keys.findIndex((k) => sameTree(k, p))] as string,
+  );
   return {
     fold,
     emit,
     keyColumns,
     stateColumns,
+    partitionColumns,
     ...(windowStart !== undefined ? { windowStart: keyColumns[windowStart] } : {}),
     ...(windowEnd !== undefined ? { windowEnd: keyColumns[windowEnd] } : {}),
   };

@@ -12,8 +12,9 @@ import { type CommittedRanges, SourceCursor } from './source-cursor.ts';
 import { P } from './sql-template.ts';
 import { StateTable } from './state-table.ts';
 import type { StreamingProgram } from './streaming-program.ts';
-import { NO_WATERMARK, WatermarkTracker } from './watermark.ts';
+import { SubstreamWatermarks } from './substream-watermarks.ts';
 import { intervalMillis } from './window-interval.ts';
+import { millisFromNanos } from './window-time.ts';
 
 /** Rows a single step reads at most (a long backfill runs as several steps). */
 const MAX_STEP_ROWS = 1_000_000;
@@ -44,7 +45,7 @@ export class StreamingExecution implements RowsPlan {
   private batch = 0;
   private wake: (() => void) | undefined;
   private status = 'pending';
-  private readonly watermark: WatermarkTracker | undefined;
+  private readonly watermark: SubstreamWatermarks | undefined;
   private readonly sessions: SessionTracker | undefined;
   /** Emits per substream so far (emit_version() of session windows). */
   private readonly substreamVersions = new Map<string, number>();
@@ -60,7 +61,7 @@ export class StreamingExecution implements RowsPlan {
     this.header = program.header;
     this.wide = wideIntegerColumns(program.header);
     const w = program.aggregation?.window;
-    this.watermark = w ? new WatermarkTracker(w.shape, w.delay) : undefined;
+    this.watermark = w ? new SubstreamWatermarks(w.shape, w.delay) : undefined;
     const policy = program.policy;
     this.sessions = program.session
       ? new SessionTracker({
@@ -302,20 +303,25 @@ export class StreamingExecution implements RowsPlan {
     const batch = ++this.batch;
     let advanced = false;
     if (agg.window && this.watermark) {
+      const window = agg.window;
       const maxText = await this.timed('WatermarkStamper', () =>
-        this.engine.query(agg.window!.maxTime.fill(values), { format: 'TSV' }),
+        this.engine.query(window.maxTime.fill(values)),
       );
-      const maxMs = Number(maxText.trim());
-      // Rows older than the watermark in force before this batch are late (dropped); during a
-      // backfill the watermark is muted (Proton's processWithMutedWatermark).
-      const wm = backfill || this.watermark.watermark === NO_WATERMARK ? -9e15 : this.watermark.watermark;
+      const maxima = new Map<string, bigint>();
+      for (const line of maxText.split('\n')) {
+        if (!line) continue;
+        const [key, max] = JSON.parse(line) as [string, string];
+        maxima.set(key, BigInt(max));
+      }
+      // Rows older than their substream's watermark in force before this batch are late (dropped);
+      // during a backfill the watermark is muted (Proton's processWithMutedWatermark).
+      const wm = backfill ? `toInt64(${-(2n ** 63n) + 1n})` : this.watermark.lookupSql(window.sourceKeySql);
       await this.timed('Aggregate', () =>
         state.append(agg.fold.fill({ ...values, [P.watermark]: wm, [P.batch]: batch })),
       );
-      if (Number.isFinite(maxMs) && maxText.trim() !== '' && maxMs > 0) {
-        advanced = this.watermark.observe(maxMs);
-        this.progressStats.lastEventTime = Math.max(this.progressStats.lastEventTime, maxMs);
-      }
+      advanced = this.watermark.observe(maxima);
+      const maxNs = this.watermark.maxEventTime();
+      if (maxNs !== undefined) this.progressStats.lastEventTime = millisFromNanos(maxNs);
     } else {
       await this.timed('Aggregate', () =>
         state.append(agg.fold.fill({ ...values, [P.watermark]: 0, [P.batch]: batch })),
@@ -329,7 +335,7 @@ export class StreamingExecution implements RowsPlan {
       await this.emit(state, sink, this.changedGroups(state, batch));
     } else if (policy.shape === 'window') {
       if (policy.onUpdate && !policy.periodicMs) {
-        const open = `${agg.split.windowEnd} > ${this.watermarkSql()}`;
+        const open = `NOT (${this.closedWindows()})`;
         await this.emit(state, sink, `${this.changedGroups(state, batch)} AND ${open}`);
       }
       if (advanced && !policy.periodicMs) await this.emitClosedWindows(state, sink);
@@ -339,8 +345,7 @@ export class StreamingExecution implements RowsPlan {
   private async afterBackfill(state: StateTable, sink: ResultSink): Promise<void> {
     const policy = this.program.policy;
     if (policy.shape === 'window' && !policy.periodicMs) {
-      if (this.watermark && this.watermark.watermark !== NO_WATERMARK)
-        await this.emitClosedWindows(state, sink);
+      if (this.watermark?.any) await this.emitClosedWindows(state, sink);
     } else if (policy.shape === 'global' && policy.onUpdate && !policy.periodicMs) {
       await this.emit(state, sink, '1');
     }
@@ -360,22 +365,21 @@ export class StreamingExecution implements RowsPlan {
   }
 
   private async emitClosedWindows(state: StateTable, sink: ResultSink): Promise<void> {
-    const agg = this.program.aggregation!;
-    const closed = `${agg.split.windowEnd} <= ${this.watermarkSql()}`;
-    await this.emit(state, sink, closed);
+    await this.emit(state, sink, this.closedWindows());
     await this.deleteClosedWindows(state);
   }
 
   private async deleteClosedWindows(state: StateTable): Promise<void> {
-    const agg = this.program.aggregation!;
-    if (!this.watermark || this.watermark.watermark === NO_WATERMARK) return;
-    await this.timed('Retire', () => state.delete(`${agg.split.windowEnd} <= ${this.watermarkSql()}`));
+    if (!this.watermark?.any) return;
+    const closed = this.closedWindows();
+    await this.timed('Retire', () => state.delete(closed));
   }
 
-  private watermarkSql(): string {
-    const wm = this.watermark?.watermark ?? NO_WATERMARK;
-    if (wm === NO_WATERMARK) return 'toDateTime64(0, 3)';
-    return `fromUnixTimestamp64Milli(toInt64(${Math.floor(wm)}))`;
+  /** State rows of windows that ended at or before their substream's watermark. */
+  private closedWindows(): string {
+    const window = this.program.aggregation!.window!;
+    const end = this.program.aggregation!.split.windowEnd;
+    return `${end} <= fromUnixTimestamp64Nano(${this.watermark!.lookupSql(window.stateKeySql)})`;
   }
 
   /** Groups with rows folded in batch `batch` (or since the last emit). */

@@ -23,6 +23,7 @@ import type { AggregationProgram, ChildProgram, StreamingProgram } from './strea
 import { overToSubstreams } from './substreams.ts';
 import type { WindowShape } from './watermark.ts';
 import { intervalOf, type WindowInterval } from './window-interval.ts';
+import { checkWindowTime } from './window-time-check.ts';
 
 export interface StreamingPlanContext extends BindingContext {
   readonly engine: Engine;
@@ -281,11 +282,18 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
   const win = wf ? windowShape(wf) : undefined;
 
   // The fold: partial states per group, with the batch number and (windows) the late-row filter.
-  const timeMs = win ? call('to_unix_timestamp64_milli', call('to_datetime64', win.time, num(3))) : undefined;
+  // Event times as Int64 nanoseconds; the substream key (PARTITION BY, '' without) as a string.
+  const timeNs = win ? call('to_unix_timestamp64_nano', call('to_datetime64', win.time, num(9))) : undefined;
+  const partition = select.partitionBy ?? [];
+  const keyOf = (exprs: readonly Expr[]): Expr =>
+    exprs.length
+      ? call('to_string', call('city_hash64', ...exprs))
+      : { kind: 'String', value: '', span: NO_SPAN };
+  if (win) await checkWindowTime(ctx.engine, wf as TableFunctionRef, win.time, select.with, translate);
   const foldWhere = andAll([
     ...conjuncts(split.fold.where),
-    ...(timeMs
-      ? [{ kind: 'Binary', op: '>=', left: timeMs, right: num(P.watermark), span: NO_SPAN } as Expr]
+    ...(timeNs
+      ? [{ kind: 'Binary', op: '>=', left: timeNs, right: num(P.watermark), span: NO_SPAN } as Expr]
       : []),
   ]);
   const fold: SelectQuery = {
@@ -365,7 +373,7 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
     emit: emitSql,
     compact: (table) =>
       translateQuery(compactSelect, { resolver: stateResolver(table), protonColumnNames: false }),
-    ...(win && timeMs
+    ...(win && timeNs
       ? {
           window: {
             shape: win.shape,
@@ -375,11 +383,25 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
                 kind: 'Select',
                 distinct: false,
                 ...(select.with ? { with: select.with } : {}),
-                columns: [{ kind: 'Alias', expr: call('max', timeMs), alias: '__max_ms', span: NO_SPAN }],
+                columns: [
+                  { kind: 'Alias', expr: keyOf(partition), alias: '__key', span: NO_SPAN },
+                  {
+                    kind: 'Alias',
+                    expr: call('to_string', call('max', timeNs)),
+                    alias: '__max_ns',
+                    span: NO_SPAN,
+                  },
+                ],
                 from: windowSourceItem(wf as TableFunctionRef),
+                groupBy: { kind: 'GroupBy', items: [ident('__key')], withTotals: false, span: NO_SPAN },
                 span: NO_SPAN,
               }),
             ),
+            sourceKeySql: translateExpression(keyOf(partition), { resolver, streamingFunction }),
+            stateKeySql: translateExpression(keyOf(split.partitionColumns.map((c) => ident(c))), {
+              resolver,
+              streamingFunction,
+            }),
           },
         }
       : {}),

@@ -51,7 +51,11 @@ export interface AggregationProgram {
   readonly window?: {
     readonly shape: WindowShape;
     readonly delay?: WindowInterval;
-    /** Largest event time (epoch ms) of a range, after WHERE. */
+    /** Per range: `[substream key, largest event time (Int64 ns, as text)]` of the window source's rows. */
     readonly maxTime: SqlTemplate;
+    /** The substream key over the state table's columns (engine SQL). */
+    readonly stateKeySql: string;
+    /** The substream key over the window source's columns, as the fold sees them (engine SQL). */
+    readonly sourceKeySql: string;
   };
 }

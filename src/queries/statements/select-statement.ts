@@ -3,12 +3,13 @@ import { analyze, fillResultTypes } from '../../sql/analyzer/analyze.ts';
 import { isStreamingQuery } from '../../sql/analyzer/streaming.ts';
 import type { Query } from '../../sql/ast/query.ts';
 import type { TableResolver } from '../../sql/translator/resolver.ts';
-import { translate } from '../../sql/translator/translate.ts';
+import { translate, translateQuery } from '../../sql/translator/translate.ts';
 import { toProtonType } from '../../sql/types/proton-types.ts';
 import type { CommittedRanges } from '../../streaming/source-cursor.ts';
 import type { BindingContext } from '../../streaming/stream-bindings.ts';
 import { StreamingExecution } from '../../streaming/streaming-execution.ts';
 import { planStreamingQuery } from '../../streaming/streaming-planner.ts';
+import { checkWindowTime, windowFunctionsIn, windowTimeColumn } from '../../streaming/window-time-check.ts';
 import type { Plan } from '../execution.ts';
 import { HistoricalExecution } from '../historical-execution.ts';
 import type { QueryAnalysis, ResultColumn } from '../query-types.ts';
@@ -52,6 +53,13 @@ export function selectHandler(deps: SelectDeps): StatementHandler<Query> {
         : options.type === 'streaming' || isStreamingQuery(query, deps.resolver);
     const analysis: QueryAnalysis = analyze(sql, deps.resolver);
     if (!streaming) {
+      if (query.kind === 'Select') {
+        for (const w of windowFunctionsIn(query)) {
+          await checkWindowTime(deps.engine, w, windowTimeColumn(w), query.with, (q) =>
+            translateQuery(q, { resolver: deps.resolver }),
+          );
+        }
+      }
       const engineSql = translate(query, { resolver: deps.resolver });
       const header = await describeEngineSql(deps.engine, engineSql);
       return new HistoricalExecution(
