@@ -6,6 +6,7 @@ import type { QueryAnalysis, ResultColumn } from '../queries/query-types.ts';
 import type { ExecutionProgress, PipelineStep, ResultSink } from '../queries/result-sink.ts';
 import { rowsFromLines, wideIntegerColumns } from '../queries/row-codec.ts';
 import { DerivedRanges } from './derived-ranges.ts';
+import { carryLiteral, carryMarker } from './lag-rewrite.ts';
 import { SESSION_ROWS, sessionRowsSql } from './session-planner.ts';
 import { type Session, type SessionRow, SessionTracker } from './session-tracker.ts';
 import { type CommittedRanges, SourceCursor } from './source-cursor.ts';
@@ -233,9 +234,11 @@ export class StreamingExecution implements RowsPlan {
     this.progressStats.scannedRows += rows;
     const p = this.program;
     if (p.tail) {
-      const sql = p.tail.fill({ ...values, [P.emitVersion]: this.emitVersion });
+      const carries = p.lags ? this.carryValues(p.lags.depths) : {};
+      const sql = p.tail.fill({ ...values, ...carries, [P.emitVersion]: this.emitVersion });
       const text = await this.timed('Tail', () => this.engine.query(sql, { settings: { max_threads: 1 } }));
       await this.output(rowsFromLines(text, this.wide), sink, p.changelog ? 'tail' : undefined);
+      if (p.lags) await this.carryForward(p.lags.carry.fill(values), p.lags.depths.length);
     } else if (state && p.aggregation) {
       await this.fold(values, state, sink, backfill);
     } else if (p.session && this.sessions) {
@@ -243,6 +246,27 @@ export class StreamingExecution implements RowsPlan {
     }
     for (const c of cursors) c.after = values[P.hi(c.source.index)] ?? c.after;
     return rows > 0;
+  }
+
+  /** lag(): the last values of each lagged expression, newest first, carried from batch to batch. */
+  private readonly carried: unknown[][] = [];
+
+  private carryValues(depths: readonly number[]): Record<string, string> {
+    return Object.fromEntries(depths.map((d, i) => [carryMarker(i), carryLiteral(this.carried[i] ?? [], d)]));
+  }
+
+  private async carryForward(sql: string, count: number): Promise<void> {
+    const text = await this.timed('LagCarry', () => this.engine.query(sql));
+    const rows = text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as unknown[]);
+    if (rows.length === 0) return;
+    const depths = this.program.lags?.depths ?? [];
+    for (let i = 0; i < count; i++) {
+      const newest = rows.map((r) => r[i]);
+      this.carried[i] = [...newest, ...(this.carried[i] ?? [])].slice(0, depths[i] ?? 1);
+    }
   }
 
   /** Session windows: assign the range's rows to sessions and emit the sessions that closed. */

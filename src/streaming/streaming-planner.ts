@@ -13,7 +13,9 @@ import { splitWindowArgs } from '../sql/translator/window-sources.ts';
 import { toClickHouseType, toProtonType } from '../sql/types/proton-types.ts';
 import { rangeSource } from '../stream/stream-reads.ts';
 import { STATE_TABLE, splitAggregation } from './aggregate-split.ts';
+import { applyEmitLast } from './emit-last.ts';
 import { type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
+import { carryLiteral, carryMarker, rewriteLags } from './lag-rewrite.ts';
 import { planSession, SESSION_ROWS, SESSION_VERSION, sessionRowsSql } from './session-planner.ts';
 import { P, SqlTemplate } from './sql-template.ts';
 import { type StartPosition, startPositions } from './start-position.ts';
@@ -191,8 +193,10 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
 
   const limit = bound.limit?.limit.kind === 'Number' ? Number(bound.limit.limit.text) : undefined;
   const settings = bound.settings ?? [];
-  const { emit, limit: _limit, settings: _settings, format: _format, ...rest } = bound;
-  let select: SelectQuery = rest;
+  const { emit: written, limit: _limit, settings: _settings, format: _format, ...rest } = bound;
+  const last = applyEmitLast(rest, written);
+  let select: SelectQuery = last.select;
+  const emit = last.emit;
 
   // Start positions: rewind predicates on _tp_time/_tp_sn and `seek_to` (streaming-sql-notes §1.4).
   const starts: StartPosition[] = await startPositions(select, settings, sources, ctx);
@@ -223,8 +227,15 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
     translateQuery(q, { resolver: r, streamingFunction });
 
   if (shape === 'tail') {
-    const tail = new SqlTemplate(translate(select));
-    let header = await describe(ctx.engine, tail.fill({ ...EMPTY_RANGES(sources), [P.emitVersion]: 0 }));
+    const lags = rewriteLags(select);
+    const tail = new SqlTemplate(translate(lags?.select ?? select));
+    const noCarry = Object.fromEntries(
+      (lags?.values ?? []).map((v, i) => [carryMarker(i), carryLiteral([], v.depth)]),
+    );
+    let header = await describe(
+      ctx.engine,
+      tail.fill({ ...EMPTY_RANGES(sources), ...noCarry, [P.emitVersion]: 0 }),
+    );
     if (policy.changelog && !header.some((h) => h.name === '_tp_delta')) {
       changelog = { deltaIndex: header.length };
       header = [...header, { name: '_tp_delta', type: 'int8' }];
@@ -237,6 +248,9 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
       header,
       tail,
       children,
+      ...(lags
+        ? { lags: { carry: new SqlTemplate(translate(lags.carry)), depths: lags.values.map((v) => v.depth) } }
+        : {}),
       ...(limit !== undefined ? { limit } : {}),
       ...(changelog ? { changelog } : {}),
     };

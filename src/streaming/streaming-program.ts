@@ -20,6 +20,8 @@ export interface StreamingProgram {
   readonly header: ResultColumn[];
   /** Tail: the SQL reading a range and producing result rows. */
   readonly tail?: SqlTemplate;
+  /** Tail with lag()/lags(): reads each lagged expression's last values of a range, newest first. */
+  readonly lags?: { readonly carry: SqlTemplate; readonly depths: readonly number[] };
   /** Aggregations. */
   readonly aggregation?: AggregationProgram;
   /** Session-window aggregations. */

@@ -1,0 +1,190 @@
+import { err } from '../errors/tributary-error.ts';
+import type { Expr, FunctionCall, Identifier } from '../sql/ast/expression.ts';
+import type { SelectQuery } from '../sql/ast/query.ts';
+import { NO_SPAN } from '../sql/ast/span.ts';
+import { replace } from '../sql/ast/walk.ts';
+
+/** The carried values of one `lag` argument, filled per batch: `__TRB_CARRY_<i>__`. */
+export const carryMarker = (i: number) => `__TRB_CARRY_${i}__`;
+
+/** One distinct lagged expression and the largest offset any call asks of it. */
+export interface LaggedValue {
+  readonly expr: Expr;
+  readonly depth: number;
+}
+
+export interface LagRewrite {
+  /** The tail query with lag/lags computed from window functions and the carried values. */
+  readonly select: SelectQuery;
+  /** Reads the last `depth` values of each lagged expression of a range (newest first), for the next batch. */
+  readonly carry: SelectQuery;
+  readonly values: readonly LaggedValue[];
+}
+
+const ident = (...parts: string[]): Identifier => ({ kind: 'Identifier', parts, span: NO_SPAN });
+const num = (n: number | string): Expr => ({ kind: 'Number', text: String(n), span: NO_SPAN });
+const call = (name: string, ...args: Expr[]): FunctionCall => ({
+  kind: 'Function',
+  name,
+  args,
+  distinct: false,
+  span: NO_SPAN,
+});
+
+function isLag(n: { kind: string }): n is FunctionCall {
+  if (n.kind !== 'Function') return false;
+  const name = (n as FunctionCall).name.toLowerCase();
+  return name === 'lag' || name === 'lags';
+}
+
+function constant(e: Expr | undefined, what: string): number {
+  const v = e?.kind === 'Number' ? Number(e.text) : Number.NaN;
+  if (!Number.isInteger(v) || v < 1)
+    throw err('BAD_ARGUMENTS', { detail: `${what} must be a positive integer constant` });
+  return v;
+}
+
+/**
+ * `lag(x[, n=1[, default]])` and `lags(x, from, to[, default])` in a streaming tail
+ * (streaming-sql-notes.md §1.11): the value of `x` n rows earlier among the rows that pass WHERE,
+ * across batches. Within a batch the engine's `lagInFrame` gives it; for a batch's first n rows
+ * the value comes from the carried array of the previous batches' last values (the type's default
+ * before any). Answers undefined when the query has no lag.
+ */
+export function rewriteLags(select: SelectQuery): LagRewrite | undefined {
+  const values: { expr: Expr; depth: number }[] = [];
+  const key = (e: Expr) => JSON.stringify(e, (k, v) => (k === 'span' ? undefined : v));
+  const indexOf = (e: Expr, depth: number): number => {
+    const i = values.findIndex((v) => key(v.expr) === key(e));
+    if (i >= 0) {
+      (values[i] as { depth: number }).depth = Math.max((values[i] as { depth: number }).depth, depth);
+      return i;
+    }
+    return values.push({ expr: e, depth }) - 1;
+  };
+  const window = {
+    kind: 'WindowSpec' as const,
+    partitionBy: [],
+    orderBy: [{ kind: 'OrderItem' as const, expr: ident('_tp_sn'), span: NO_SPAN }],
+    frame: {
+      units: 'ROWS' as const,
+      start: { kind: 'UNBOUNDED PRECEDING' as const },
+      end: { kind: 'CURRENT ROW' as const },
+    },
+    span: NO_SPAN,
+  };
+  const lagOf = (x: Expr, n: number, fallback: Expr | undefined, i: number): Expr => {
+    const d = fallback ?? call('default_value_of_argument_type', x);
+    // Row rn's value n rows back sits before the batch: counted from the carried array's end.
+    const back: Expr = { kind: 'Binary', op: '-', left: ident('__trb_rn'), right: num(n + 1), span: NO_SPAN };
+    const carried = call('array_element', ident(`__trb_carry_${i}`), back);
+    const inBatch: FunctionCall = { ...call('lag_in_frame', x, num(n), d), over: window };
+    const fromCarry: Expr = {
+      kind: 'Function',
+      name: 'cast',
+      args: [call('if_null', carried, d), call('to_type_name', x)],
+      distinct: false,
+      span: NO_SPAN,
+    };
+    return call(
+      'if',
+      { kind: 'Binary', op: '>', left: ident('__trb_rn'), right: num(n), span: NO_SPAN },
+      inBatch,
+      fromCarry,
+    );
+  };
+  let found = false;
+  const rewrite = (e: Expr): Expr =>
+    replace(e, (n) => {
+      if (!isLag(n)) return undefined;
+      found = true;
+      const [x, a, b, d] = n.args;
+      if (!x) throw err('BAD_ARGUMENTS', { detail: `${n.name}() needs an argument` });
+      if (n.name.toLowerCase() === 'lag') {
+        const offset = a ? constant(a, 'lag() offset') : 1;
+        return lagOf(x, offset, b, indexOf(x, offset));
+      }
+      const from = constant(a, 'lags() from');
+      const to = constant(b, 'lags() to');
+      if (to < from)
+        throw err('BAD_ARGUMENTS', { detail: 'lags(x, from, to): to must not be less than from' });
+      const i = indexOf(x, to);
+      const items: Expr[] = [];
+      for (let k = from; k <= to; k++) items.push(lagOf(x, k, d, i));
+      return { kind: 'Array', elements: items, span: NO_SPAN };
+    }) as Expr;
+  const columns = select.columns.map(rewrite);
+  if (!found) return undefined;
+  if (select.from?.kind === 'Join' || select.from?.kind === 'ArrayJoin') {
+    throw err('NOT_IMPLEMENTED', { detail: 'lag() over a join is not supported in streaming queries' });
+  }
+  // Inner: the rows that pass WHERE, numbered in ingest order, with the carried arrays.
+  const inner: SelectQuery = {
+    kind: 'Select',
+    distinct: false,
+    columns: [
+      { kind: 'Asterisk', span: NO_SPAN },
+      ident('_tp_sn'),
+      {
+        kind: 'Alias',
+        expr: { ...call('row_number'), over: { ...window, frame: undefined } } as Expr,
+        alias: '__trb_rn',
+        span: NO_SPAN,
+      },
+      ...values.map(
+        (_, i): Expr => ({
+          kind: 'Alias',
+          expr: num(carryMarker(i)),
+          alias: `__trb_carry_${i}`,
+          span: NO_SPAN,
+        }),
+      ),
+    ],
+    ...(select.from ? { from: select.from } : {}),
+    ...(select.where ? { where: select.where } : {}),
+    span: NO_SPAN,
+  };
+  const { where: _w, from: _f, ...rest } = select;
+  const outer: SelectQuery = {
+    ...rest,
+    columns,
+    from: { kind: 'SubqueryTable', query: inner, alias: '__trb_lag', span: NO_SPAN },
+    orderBy: select.orderBy ?? [{ kind: 'OrderItem', expr: ident('_tp_sn'), span: NO_SPAN }],
+  };
+  const depth = Math.max(...values.map((v) => v.depth));
+  const carry: SelectQuery = {
+    kind: 'Select',
+    distinct: false,
+    columns: values.map(
+      (v, i): Expr => ({ kind: 'Alias', expr: v.expr, alias: `__trb_v${i}`, span: NO_SPAN }),
+    ),
+    ...(select.from ? { from: select.from } : {}),
+    ...(select.where ? { where: select.where } : {}),
+    orderBy: [{ kind: 'OrderItem', expr: ident('_tp_sn'), direction: 'DESC', span: NO_SPAN }],
+    limit: { kind: 'Limit', limit: num(depth), withTies: false, span: NO_SPAN },
+    span: NO_SPAN,
+  };
+  return { select: outer, carry, values };
+}
+
+/** A JSON value as an engine literal. */
+function literal(v: unknown): string {
+  if (v === null || v === undefined) return 'NULL';
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'string') return `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  if (Array.isArray(v)) return `[${v.map(literal).join(', ')}]`;
+  return `'${JSON.stringify(v).replace(/'/g, "\\'")}'`;
+}
+
+/**
+ * The carried values of lagged expression `i` as an array literal, oldest first, `depth` long:
+ * positions before the first row ever seen are NULL (the default applies).
+ */
+export function carryLiteral(newestFirst: readonly unknown[], depth: number): string {
+  const oldestFirst = [...newestFirst].reverse();
+  const padded = [
+    ...Array.from({ length: Math.max(0, depth - oldestFirst.length) }, () => null),
+    ...oldestFirst.slice(-depth),
+  ];
+  return `[${padded.map(literal).join(', ')}]`;
+}
