@@ -109,7 +109,9 @@ export class StreamingExecution implements RowsPlan {
       let nextPeriodic = periodicMs ? Date.now() + periodicMs : Number.POSITIVE_INFINITY;
       let lastRowsAt = Date.now();
       let newSinceEmit = false;
-      let backfill = cursors.some((c) => c.pending > 0);
+      // Only a query told to start in the past backfills; rows committed while it was being
+      // planned are live rows.
+      let backfill = p.backfill && cursors.some((c) => c.pending > 0);
 
       while (!signal.aborted && !this.limitReached()) {
         if (childFailure) throw childFailure;
@@ -362,7 +364,11 @@ export class StreamingExecution implements RowsPlan {
         const open = `NOT (${this.closedWindows()})`;
         await this.emit(state, sink, `${this.changedGroups(state, batch)} AND ${open}`);
       }
-      if (advanced && !policy.periodicMs) await this.emitClosedWindows(state, sink);
+      if (advanced && !policy.periodicMs) {
+        // ON UPDATE sent each window's changes already; a closing window is not sent again.
+        if (policy.onUpdate) await this.deleteClosedWindows(state);
+        else await this.emitClosedWindows(state, sink);
+      }
     }
   }
 
@@ -378,12 +384,15 @@ export class StreamingExecution implements RowsPlan {
   /** PERIODIC tick with new data: the current result (global), or open windows' intermediate results and closed windows. */
   private async periodicEmit(state: StateTable, sink: ResultSink): Promise<void> {
     const policy = this.program.policy;
+    // ON UPDATE and CHANGELOG send only the groups changed since the last emit.
+    const changedOnly = policy.shape !== 'tail' && (policy.onUpdate || policy.changelog);
+    const filter = changedOnly ? this.changedGroups(state, this.batch, true) : '1';
     if (policy.shape === 'global') {
-      await this.emit(state, sink, policy.onUpdate ? this.changedGroups(state, this.batch, true) : '1');
+      await this.emit(state, sink, filter);
       return;
     }
     if (policy.shape === 'window') {
-      await this.emit(state, sink, '1');
+      await this.emit(state, sink, filter);
       await this.deleteClosedWindows(state);
     }
   }

@@ -3,7 +3,13 @@ import type { Engine } from '../engine/engine.ts';
 import { quoteIdent } from '../engine/settings-clause.ts';
 import { err } from '../errors/tributary-error.ts';
 import type { ResultColumn } from '../queries/query-types.ts';
-import { andAll, conjuncts, findAggregates, isAggregation } from '../sql/analyzer/query-facts.ts';
+import {
+  andAll,
+  conjuncts,
+  findAggregates,
+  findStreamingFunctions,
+  isAggregation,
+} from '../sql/analyzer/query-facts.ts';
 import type { Expr, FunctionCall, Identifier } from '../sql/ast/expression.ts';
 import type { FromItem, Query, SelectQuery, TableFunctionRef } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
@@ -201,6 +207,15 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
   // Start positions: rewind predicates on _tp_time/_tp_sn and `seek_to` (streaming-sql-notes §1.4).
   const starts: StartPosition[] = await startPositions(select, settings, sources, ctx);
   const startAfter = starts.map((s) => s.after);
+  const backfill = sources.some(
+    (s, i) => s.kind === 'stream' && (startAfter[i] ?? -1) < ctx.committedSn(s.key),
+  );
+  if (
+    emit?.mode === 'CHANGELOG' &&
+    findStreamingFunctions(select).some((f) => f.name.toLowerCase() === 'emit_version')
+  ) {
+    throw err('INCORRECT_QUERY', { detail: 'emit_version() cannot be used with EMIT CHANGELOG' });
+  }
 
   select = overToSubstreams(select);
   const aggregating = isAggregation(select);
@@ -244,6 +259,7 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
       shape,
       sources,
       startAfter,
+      backfill,
       policy,
       header,
       tail,
@@ -280,6 +296,7 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
       shape,
       sources,
       startAfter,
+      backfill,
       policy,
       header,
       session,
@@ -424,6 +441,7 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
     shape,
     sources,
     startAfter,
+    backfill,
     policy,
     header,
     aggregation,

@@ -13,6 +13,8 @@ export interface StreamingProgram {
   readonly sources: readonly BoundSource[];
   /** Per source: rows with `_tp_sn <= startAfter[i]` are not read (-1 reads from the beginning). */
   readonly startAfter: readonly number[];
+  /** The query starts in the past (rewind predicate or seek_to): its first rows are a backfill. */
+  readonly backfill: boolean;
   readonly policy: EmitPolicy;
   /** The query ends once this many rows were emitted. */
   readonly limit?: number;
