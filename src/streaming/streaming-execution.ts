@@ -135,6 +135,10 @@ export class StreamingExecution implements RowsPlan {
           if (newSinceEmit && state) {
             newSinceEmit = false;
             await this.periodicEmit(state, sink);
+          } else if (newSinceEmit && this.sessions) {
+            // Sessions on PERIODIC: the open sessions that got rows since the last tick.
+            newSinceEmit = false;
+            await this.emitSessions(this.sessions.touched(), sink);
           }
           continue;
         }
