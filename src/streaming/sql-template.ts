@@ -24,6 +24,8 @@ export const P = {
   batch: '__TRB_BATCH__',
   emitVersion: '__TRB_EMIT_VERSION__',
   emitFilter: '__TRB_EMIT_FILTER__',
+  versionKeys: '__TRB_EV_KEYS__',
+  versionBases: '__TRB_EV_BASES__',
   lo: (i: number) => `__TRB_LO_${i}__`,
   hi: (i: number) => `__TRB_HI_${i}__`,
 } as const;

@@ -1,6 +1,6 @@
 import { isLosslessNumber, parse, stringify } from 'lossless-json';
 import type { Engine } from '../engine/engine.ts';
-import { quoteIdent } from '../engine/settings-clause.ts';
+import { quoteIdent, quoteString } from '../engine/settings-clause.ts';
 import type { RowsPlan } from '../queries/execution.ts';
 import type { QueryAnalysis, ResultColumn } from '../queries/query-types.ts';
 import type { ExecutionProgress, PipelineStep, ResultSink } from '../queries/result-sink.ts';
@@ -254,6 +254,29 @@ export class StreamingExecution implements RowsPlan {
     return rows > 0;
   }
 
+  /** Next emit version per substream (emit_version() of windows and substreams). */
+  private readonly versionBases = new Map<string, number>();
+
+  private versionArrays(): Record<string, string> {
+    if (this.versionBases.size === 0) return { [P.versionKeys]: "['']", [P.versionBases]: '[toUInt64(0)]' };
+    const entries = [...this.versionBases];
+    return {
+      [P.versionKeys]: `[${entries.map(([k]) => quoteString(k)).join(', ')}]`,
+      [P.versionBases]: `[${entries.map(([, v]) => `toUInt64(${v})`).join(', ')}]`,
+    };
+  }
+
+  /** Strip the trailing `[substream key, version]` of emitted rows, advancing each substream's version. */
+  private takeVersions(rows: string[]): string[] {
+    return rows.map((line) => {
+      const row = parse(line) as unknown[];
+      const version = Number(String(row.pop()));
+      const key = String(row.pop());
+      this.versionBases.set(key, Math.max(this.versionBases.get(key) ?? 0, version + 1));
+      return stringify(row) ?? line;
+    });
+  }
+
   /** lag(): the last values of each lagged expression, newest first, carried from batch to batch. */
   private readonly carried: unknown[][] = [];
 
@@ -435,12 +458,14 @@ export class StreamingExecution implements RowsPlan {
       __TRB_STATE__: state.name,
       [P.emitFilter]: filter,
       [P.emitVersion]: this.emitVersion,
+      ...this.versionArrays(),
     });
     if (this.program.limit !== undefined) sql += `\nLIMIT ${Math.max(this.program.limit - this.emitted, 0)}`;
     const text = await this.timed('Emit', () => this.engine.query(sql));
     this.lastEmittedBatch = this.batch;
-    const rows = rowsFromLines(text, this.wide);
+    let rows = rowsFromLines(text, this.wide);
     if (rows.length === 0) return;
+    if (agg.versioned) rows = this.takeVersions(rows);
     this.emitVersion++;
     await this.output(rows, sink, this.program.changelog ? 'aggregate' : undefined);
   }

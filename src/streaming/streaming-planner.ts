@@ -361,13 +361,42 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
       columns: [...emitSelect.columns, { kind: 'Alias', expr: key, alias: '__trb_gk', span: NO_SPAN }],
     };
   }
+  // emit_version() counts per substream, and per window of a window aggregation (Proton's
+  // emitVersion per substream context): each emitted row carries its substream key and version.
+  const stateKey = keyOf(split.partitionColumns.map((c) => ident(c)));
+  const versioned =
+    (shape === 'window' || split.partitionColumns.length > 0) &&
+    findStreamingFunctions(select).some((f) => f.name.toLowerCase() === 'emit_version');
+  let emitFunction = streamingFunction;
+  if (versioned) {
+    const keySql = translateExpression(stateKey, { resolver, streamingFunction });
+    const base = `transform(${keySql}, ${P.versionKeys}, ${P.versionBases}, toUInt64(0))`;
+    const version = split.windowEnd
+      ? `(${base} + toUInt64(dense_rank() OVER (PARTITION BY ${keySql} ORDER BY ${split.windowEnd})) - 1)`
+      : base;
+    emitFunction = (f: FunctionCall) =>
+      f.name.toLowerCase() === 'emit_version' ? version : streamingFunction(f);
+    emitSelect = {
+      ...emitSelect,
+      columns: [
+        ...emitSelect.columns,
+        { kind: 'Alias', expr: stateKey, alias: '__trb_evk', span: NO_SPAN },
+        { kind: 'Alias', expr: call('emit_version'), alias: '__trb_ev', span: NO_SPAN },
+      ],
+    };
+  }
   const emitSql = new SqlTemplate(
-    translate(emitSelect, stateResolver(`(SELECT * FROM __TRB_STATE__ WHERE ${P.emitFilter})`)),
+    translateQuery(emitSelect, {
+      resolver: stateResolver(`(SELECT * FROM __TRB_STATE__ WHERE ${P.emitFilter})`),
+      streamingFunction: emitFunction,
+    }),
   );
+  const noVersions = { [P.versionKeys]: "['']", [P.versionBases]: '[toUInt64(0)]' };
   let header = await describe(
     ctx.engine,
-    emitSql.fill({ __TRB_STATE__: `(${emptyFold})`, [P.emitFilter]: 1, [P.emitVersion]: 0 }),
+    emitSql.fill({ __TRB_STATE__: `(${emptyFold})`, [P.emitFilter]: 1, [P.emitVersion]: 0, ...noVersions }),
   );
+  if (versioned) header = header.filter((h) => h.name !== '__trb_evk' && h.name !== '__trb_ev');
   if (changelog) {
     header = header.filter((h) => h.name !== '__trb_gk');
     header.splice(changelog.deltaIndex, 0, { name: '_tp_delta', type: 'int8' });
@@ -399,6 +428,7 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
 
   const aggregation: AggregationProgram = {
     split,
+    versioned,
     fold: foldSql,
     emptyFold,
     emit: emitSql,

@@ -44,6 +44,8 @@ export interface ChildProgram {
 
 export interface AggregationProgram {
   readonly split: AggregateSplit;
+  /** Emitted rows end with `[substream key, emit version]` (emit_version() per substream/window). */
+  readonly versioned: boolean;
   /** Fold a range into partial states; `__TRB_WM__` (late filter) and `__TRB_BATCH__` are filled per batch. */
   readonly fold: SqlTemplate;
   /** The same fold over no rows: creates the state table with the right column types. */

@@ -270,9 +270,7 @@ test('LIMIT on a window aggregation ends the query after n rows of closed window
   ]);
 });
 
-test('emit_version() of a window aggregation counts per substream and per window (0016_substream_case id 3)', {
-  todo: 'bug: window emit_version() is one counter per query emit, not per substream and window',
-}, async () => {
+test('emit_version() of a window aggregation counts per substream and per window (0016_substream_case id 3)', async () => {
   await api.exec("CREATE STREAM tumble_versions (id int32, value int32, t datetime64(3, 'UTC'))");
   const q = await api.start(
     'SELECT window_start, window_end, id, value, max(value), emit_version() FROM tumble(tumble_versions, t, 2s) PARTITION BY id, value GROUP BY window_start, window_end',
