@@ -1,4 +1,5 @@
 import { err } from '../errors/tributary-error.ts';
+import { alias, ident } from '../sql/ast/build.ts';
 import { sameTree } from '../sql/ast/compare.ts';
 import type { Expr, FunctionCall, Identifier, OrderItem } from '../sql/ast/expression.ts';
 import type { SelectQuery } from '../sql/ast/query.ts';
@@ -31,9 +32,6 @@ export interface AggregateSplit {
   /** State-table columns of the substream (PARTITION BY) keys, in order. */
   readonly partitionColumns: readonly string[];
 }
-
-const ident = (name: string): Identifier => ({ kind: 'Identifier', parts: [name], span: NO_SPAN });
-const alias = (expr: Expr, name: string): Expr => ({ kind: 'Alias', expr, alias: name, span: NO_SPAN });
 
 function isAggregateCall(n: AnyNode): n is FunctionCall {
   return (
@@ -137,7 +135,14 @@ export function splitAggregation(select: SelectQuery, options: { window: boolean
     ...(select.prewhere ? { prewhere: select.prewhere } : {}),
     ...(select.where ? { where: select.where } : {}),
     ...(keys.length
-      ? { groupBy: { kind: 'GroupBy', items: keyColumns.map(ident), withTotals: false, span: NO_SPAN } }
+      ? {
+          groupBy: {
+            kind: 'GroupBy',
+            items: keyColumns.map((k) => ident(k)),
+            withTotals: false,
+            span: NO_SPAN,
+          },
+        }
       : {}),
     span: NO_SPAN,
   };
@@ -147,7 +152,14 @@ export function splitAggregation(select: SelectQuery, options: { window: boolean
     columns,
     from: { kind: 'Table', name: STATE_TABLE, span: NO_SPAN },
     ...(keys.length
-      ? { groupBy: { kind: 'GroupBy', items: keyColumns.map(ident), withTotals: false, span: NO_SPAN } }
+      ? {
+          groupBy: {
+            kind: 'GroupBy',
+            items: keyColumns.map((k) => ident(k)),
+            withTotals: false,
+            span: NO_SPAN,
+          },
+        }
       : {}),
     ...(having ? { having } : {}),
     ...(orderBy ? { orderBy } : {}),

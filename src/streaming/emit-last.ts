@@ -1,17 +1,10 @@
 import { err } from '../errors/tributary-error.ts';
 import { andAll, conjuncts, isAggregation } from '../sql/analyzer/query-facts.ts';
-import type { Expr, FunctionCall, Identifier, IntervalExpr } from '../sql/ast/expression.ts';
+import { call, ident } from '../sql/ast/build.ts';
+import type { Expr, IntervalExpr } from '../sql/ast/expression.ts';
 import type { EmitClause, FromItem, SelectQuery } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
 
-const ident = (...parts: string[]): Identifier => ({ kind: 'Identifier', parts, span: NO_SPAN });
-const call = (name: string, ...args: Expr[]): FunctionCall => ({
-  kind: 'Function',
-  name,
-  args,
-  distinct: false,
-  span: NO_SPAN,
-});
 const DEFAULT_PERIODIC: IntervalExpr = {
   kind: 'Interval',
   value: { kind: 'Number', text: '2', span: NO_SPAN },

@@ -1,5 +1,6 @@
 import { err } from '../errors/tributary-error.ts';
-import type { Expr, FunctionCall, Identifier } from '../sql/ast/expression.ts';
+import { call, ident, num } from '../sql/ast/build.ts';
+import type { Expr, FunctionCall } from '../sql/ast/expression.ts';
 import type { SelectQuery } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
 import { replace } from '../sql/ast/walk.ts';
@@ -20,16 +21,6 @@ export interface LagRewrite {
   readonly carry: SelectQuery;
   readonly values: readonly LaggedValue[];
 }
-
-const ident = (...parts: string[]): Identifier => ({ kind: 'Identifier', parts, span: NO_SPAN });
-const num = (n: number | string): Expr => ({ kind: 'Number', text: String(n), span: NO_SPAN });
-const call = (name: string, ...args: Expr[]): FunctionCall => ({
-  kind: 'Function',
-  name,
-  args,
-  distinct: false,
-  span: NO_SPAN,
-});
 
 function isLag(n: { kind: string }): n is FunctionCall {
   if (n.kind !== 'Function') return false;

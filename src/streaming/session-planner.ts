@@ -1,5 +1,6 @@
 import { err } from '../errors/tributary-error.ts';
-import type { Expr, FunctionCall, Identifier } from '../sql/ast/expression.ts';
+import { alias, call, ident, num } from '../sql/ast/build.ts';
+import type { Expr } from '../sql/ast/expression.ts';
 import type { FromItem, Query, SelectQuery, TableFunctionRef } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
 import type { TableResolver } from '../sql/translator/resolver.ts';
@@ -26,17 +27,6 @@ export interface SessionProgram {
   /** The user's aggregation over `__TRB_SESSION_ROWS__` (rows with window_start/window_end). */
   readonly emit: SqlTemplate;
 }
-
-const ident = (...parts: string[]): Identifier => ({ kind: 'Identifier', parts, span: NO_SPAN });
-const num = (text: string | number): Expr => ({ kind: 'Number', text: String(text), span: NO_SPAN });
-const call = (name: string, ...args: Expr[]): FunctionCall => ({
-  kind: 'Function',
-  name,
-  args,
-  distinct: false,
-  span: NO_SPAN,
-});
-const alias = (expr: Expr, name: string): Expr => ({ kind: 'Alias', expr, alias: name, span: NO_SPAN });
 
 /** The session's start/end conditions: `start, end` (both inclusive) or `[start, end)` forms. */
 function conditions(rest: readonly Expr[]): {

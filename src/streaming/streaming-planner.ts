@@ -10,7 +10,8 @@ import {
   findStreamingFunctions,
   isAggregation,
 } from '../sql/analyzer/query-facts.ts';
-import type { Expr, FunctionCall, Identifier } from '../sql/ast/expression.ts';
+import { call, ident, num } from '../sql/ast/build.ts';
+import type { Expr, FunctionCall } from '../sql/ast/expression.ts';
 import type { FromItem, Query, SelectQuery, TableFunctionRef } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
 import type { TableResolver } from '../sql/translator/resolver.ts';
@@ -31,23 +32,13 @@ import type { AggregationProgram, ChildProgram, StreamingProgram } from './strea
 import { overToSubstreams } from './substreams.ts';
 import type { WindowShape } from './watermark.ts';
 import { intervalOf, type WindowInterval } from './window-interval.ts';
-import { checkWindowTime } from './window-time-check.ts';
+import { checkWindowTime, windowSourceItem } from './window-time-check.ts';
 
 export interface StreamingPlanContext extends BindingContext {
   readonly engine: Engine;
   /** Last committed sn of a stream key (for `latest` starts). */
   committedSn(key: string): number;
 }
-
-const ident = (...parts: string[]): Identifier => ({ kind: 'Identifier', parts, span: NO_SPAN });
-const num = (text: string | number): Expr => ({ kind: 'Number', text: String(text), span: NO_SPAN });
-const call = (name: string, ...args: Expr[]): FunctionCall => ({
-  kind: 'Function',
-  name,
-  args,
-  distinct: false,
-  span: NO_SPAN,
-});
 
 /** Streaming-only functions as the executor runs them. */
 function streamingFunction(f: FunctionCall): string {
@@ -93,25 +84,6 @@ function windowShape(w: TableFunctionRef): { shape: WindowShape; time: Expr } {
     return { shape: { kind: 'hop', slide, size }, time };
   }
   throw err('NOT_IMPLEMENTED', { detail: 'session() windows are not supported in streaming queries yet' });
-}
-
-/**
- * The rows a window function reads, as a FROM item. Proton stamps the watermark on these rows,
- * before WHERE and before any join, so the max event time is taken here.
- */
-function windowSourceItem(w: TableFunctionRef): FromItem {
-  const source = w.args[0];
-  if (source?.kind === 'Identifier') {
-    const [db, name] =
-      source.parts.length === 2
-        ? [source.parts[0], source.parts[1] as string]
-        : [undefined, source.parts[0] as string];
-    return { kind: 'Table', ...(db ? { database: db } : {}), name, span: NO_SPAN };
-  }
-  if (source?.kind === 'Subquery') return { kind: 'SubqueryTable', query: source.query, span: NO_SPAN };
-  if (source?.kind === 'Function')
-    return { kind: 'TableFunction', name: source.name, args: source.args, span: NO_SPAN };
-  throw err('BAD_ARGUMENTS', { detail: `${w.name}() needs a stream, a view or a subquery as its source` });
 }
 
 /** Does a nested SELECT (CTE, subquery, view) aggregate over a bound stream? */

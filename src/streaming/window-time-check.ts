@@ -58,7 +58,11 @@ export function windowIntervals(w: TableFunctionRef): WindowInterval[] {
   return args.intervals.map((e, i) => intervalOf(e, `${name}() interval ${i + 1}`));
 }
 
-function sourceItem(w: TableFunctionRef): FromItem {
+/**
+ * The rows a window function reads, as a FROM item. Proton stamps the watermark on these rows,
+ * before WHERE and before any join, so the max event time is taken here too.
+ */
+export function windowSourceItem(w: TableFunctionRef): FromItem {
   const source = w.args[0];
   if (source?.kind === 'Identifier') {
     const [db, name] =
@@ -88,7 +92,7 @@ export async function checkWindowTime(
     distinct: false,
     ...(withItems ? { with: withItems } : {}),
     columns: [{ kind: 'Alias', expr: time, alias: '__time', span: NO_SPAN }],
-    from: sourceItem(w),
+    from: windowSourceItem(w),
     span: NO_SPAN,
   }).replace(/__TRB_[A-Z0-9_]+?__/g, '0');
   const r = await engine.query(`DESCRIBE (${sql})`, { format: 'JSONCompactEachRow' });

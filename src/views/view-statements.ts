@@ -2,6 +2,7 @@ import { actorOf } from '../catalog/audit.ts';
 import { err } from '../errors/tributary-error.ts';
 import type { StatementHandler } from '../queries/statement-handler.ts';
 import { StaticRows, statementPlan } from '../queries/static-rows.ts';
+import { showNameFilter } from '../sql/ast/build.ts';
 import type { CreateView, DropStatement, ShowCreateStatement, ShowStatement } from '../sql/ast/statement.ts';
 import type { ViewStore } from './view-store.ts';
 
@@ -95,20 +96,10 @@ export function dropDatabaseWithViewsHandler(
   };
 }
 
-/** `LIKE` / `ILIKE` / `NOT LIKE` as a test (`%` any run, `_` one character). */
-function likeTest(pattern: string | undefined, ci: boolean, not: boolean): (s: string) => boolean {
-  if (pattern === undefined) return () => true;
-  const body = [...pattern]
-    .map((c) => (c === '%' ? '.*' : c === '_' ? '.' : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('');
-  const re = new RegExp(`^${body}$`, ci ? 'is' : 's');
-  return (s) => re.test(s) !== not;
-}
-
 /** SHOW VIEWS [FROM db] [[NOT] LIKE|ILIKE '...']: the names of the (non-materialized) views. */
 export function showViewsHandler(deps: ViewStatementDeps): StatementHandler<ShowStatement> {
   return async (s, ctx) => {
-    const test = likeTest(s.like, s.ilike ?? false, s.notLike ?? false);
+    const test = showNameFilter(s);
     const names = deps.views
       .list(s.from?.name ?? deps.defaultDatabase)
       .filter((r) => !r.value.materialized)

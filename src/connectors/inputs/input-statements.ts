@@ -2,6 +2,7 @@ import { actorOf } from '../../catalog/audit.ts';
 import { err } from '../../errors/tributary-error.ts';
 import type { StatementHandler } from '../../queries/statement-handler.ts';
 import { StaticRows, statementPlan } from '../../queries/static-rows.ts';
+import { showNameFilter } from '../../sql/ast/build.ts';
 import type {
   CreateInput,
   DropStatement,
@@ -81,7 +82,7 @@ export const SHOW_INPUTS_HEADER = [
 export function showInputsHandler(inputs: InputService): StatementHandler<ShowStatement> {
   return async (s, ctx) => {
     if (s.where) throw err('NOT_IMPLEMENTED', { detail: 'SHOW INPUTS ... WHERE is not supported; use LIKE' });
-    const test = likeTest(s.like, s.ilike ?? false, s.notLike ?? false);
+    const test = showNameFilter(s);
     const limit = limitOf(s);
     const rows: unknown[][] = [];
     for (const status of inputs.list()) {
@@ -137,14 +138,4 @@ function limitOf(s: ShowStatement): number {
   if (!s.limit) return Number.POSITIVE_INFINITY;
   if (s.limit.kind === 'Number' && /^\d+$/.test(s.limit.text)) return Number(s.limit.text);
   throw err('BAD_ARGUMENTS', { detail: 'SHOW INPUTS ... LIMIT takes a non-negative integer' });
-}
-
-/** `LIKE` as a regular expression (`%` any run, `_` one character). */
-function likeTest(pattern: string | undefined, ci: boolean, not: boolean): (s: string) => boolean {
-  if (pattern === undefined) return () => true;
-  const re = new RegExp(
-    `^${[...pattern].map((c) => (c === '%' ? '.*' : c === '_' ? '.' : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('')}$`,
-    ci ? 'is' : 's',
-  );
-  return (s) => re.test(s) !== not;
 }

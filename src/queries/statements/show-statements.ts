@@ -1,4 +1,5 @@
 import type { Engine } from '../../engine/engine.ts';
+import { showNameFilter } from '../../sql/ast/build.ts';
 import type { DescribeStatement, ShowCreateStatement, ShowStatement } from '../../sql/ast/statement.ts';
 import { parseQuery } from '../../sql/parser/parse.ts';
 import { printExpression } from '../../sql/printer/format.ts';
@@ -17,20 +18,10 @@ export interface ShowDeps {
   defaultDatabase: string;
 }
 
-/** `LIKE` as a regular expression (`%` any run, `_` one character). */
-function likeTest(pattern: string | undefined, ci: boolean, not: boolean): (s: string) => boolean {
-  if (pattern === undefined) return () => true;
-  const re = new RegExp(
-    `^${[...pattern].map((c) => (c === '%' ? '.*' : c === '_' ? '.' : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('')}$`,
-    ci ? 'is' : 's',
-  );
-  return (s) => re.test(s) !== not;
-}
-
 /** SHOW STREAMS [FROM db] [LIKE ...], SHOW DATABASES. */
 export function showStreamsHandler(deps: ShowDeps): StatementHandler<ShowStatement> {
   return async (s, ctx) => {
-    const test = likeTest(s.like, s.ilike ?? false, s.notLike ?? false);
+    const test = showNameFilter(s);
     const db = s.from?.name ?? deps.defaultDatabase;
     const names = deps.streams
       .list(db)
@@ -48,7 +39,7 @@ export function showStreamsHandler(deps: ShowDeps): StatementHandler<ShowStateme
 
 export function showDatabasesHandler(deps: ShowDeps): StatementHandler<ShowStatement> {
   return async (s, ctx) => {
-    const test = likeTest(s.like, s.ilike ?? false, s.notLike ?? false);
+    const test = showNameFilter(s);
     const names = (await deps.streams.databases()).map((d) => d.name).filter(test);
     return new StaticRows(
       [{ name: 'name', type: 'string' }],
