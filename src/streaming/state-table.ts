@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Engine } from '../engine/engine.ts';
+import type { Engine, EngineResult } from '../engine/engine.ts';
 import { quoteIdent } from '../engine/settings-clause.ts';
 
 /** The database holding the state tables of running streaming queries. */
@@ -14,6 +14,7 @@ export const STATE_DB = '_tributary_state';
 export class StateTable {
   readonly name: string;
   private rowsSinceCompact = 0;
+  private pendingDeletes: string[] = [];
 
   constructor(
     private readonly engine: Engine,
@@ -28,17 +29,36 @@ export class StateTable {
     await this.engine.query(`CREATE TABLE ${this.name} ENGINE = Memory AS ${emptySelect}`);
   }
 
-  /** Append the rows of a fold query. */
-  async append(foldSelect: string): Promise<void> {
-    await this.engine.query(`INSERT INTO ${this.name} ${foldSelect}`);
+  /**
+   * Append the rows of a fold query; `then`, a statement run in the same engine call, answers the
+   * call's result (one round trip instead of two).
+   */
+  async append(foldSelect: string, then?: string): Promise<EngineResult> {
+    const r = await this.run(`INSERT INTO ${this.name} ${foldSelect}${then ? `;\n${then}` : ''}`);
     this.rowsSinceCompact++;
+    return r;
   }
 
-  /** Delete rows matching `condition` (closed windows). */
-  async delete(condition: string): Promise<void> {
-    await this.engine.query(`ALTER TABLE ${this.name} DELETE WHERE ${condition}`, {
-      settings: { mutations_sync: 1 },
-    });
+  /** Run a statement that reads this table (an emit), after any deletes still pending. */
+  select(sql: string): Promise<EngineResult> {
+    return this.run(sql);
+  }
+
+  /**
+   * Delete rows matching `condition` (retired windows). The delete runs at the start of the next
+   * call on this table, so that it costs no engine call of its own.
+   */
+  delete(condition: string): void {
+    this.pendingDeletes.push(condition);
+  }
+
+  private run(sql: string): Promise<EngineResult> {
+    if (this.pendingDeletes.length === 0) return this.engine.query(sql);
+    const condition = this.pendingDeletes.map((c) => `(${c})`).join(' OR ');
+    this.pendingDeletes = [];
+    return this.engine.query(
+      `ALTER TABLE ${this.name} DELETE WHERE ${condition} SETTINGS mutations_sync = 1;\n${sql}`,
+    );
   }
 
   /** Folds appended since the last compaction. */
@@ -51,6 +71,7 @@ export class StateTable {
    * result goes to a new table that takes this one's place.
    */
   async compact(mergedSelect: (table: string) => string): Promise<void> {
+    await this.run('SELECT 1');
     const next = `${this.name.slice(0, -1)}_c\``;
     await this.engine.query(`DROP TABLE IF EXISTS ${next}`);
     await this.engine.query(`CREATE TABLE ${next} ENGINE = Memory AS ${mergedSelect(this.name)}`);

@@ -148,7 +148,7 @@ export class StreamingExecution implements RowsPlan {
           if (this.sessions) await this.emitSessions(this.sessions.closeAll(), sink);
           else if (state && this.watermark?.timeout()) {
             await this.emit(state, sink, '1');
-            await this.timed('Retire', () => state.delete('1'));
+            state.delete('1');
           }
           continue;
         }
@@ -357,21 +357,18 @@ export class StreamingExecution implements RowsPlan {
     let advanced = false;
     if (agg.window && this.watermark) {
       const window = agg.window;
-      const maxText = await this.timed('WatermarkStamper', () =>
-        this.engine.query(window.maxTime.fill(values)),
-      );
+      // Rows older than their substream's watermark in force before this batch are late (dropped);
+      // during a backfill the watermark is muted (Proton's processWithMutedWatermark). The same
+      // engine call folds the batch and reads its largest event time per substream.
+      const wm = backfill ? `toInt64(${-(2n ** 63n) + 1n})` : this.watermark.lookupSql(window.sourceKeySql);
+      const fold = agg.fold.fill({ ...values, [P.watermark]: wm, [P.batch]: batch });
+      const maxText = await this.timed('Aggregate', () => state.append(fold, window.maxTime.fill(values)));
       const maxima = new Map<string, bigint>();
       for (const line of maxText.split('\n')) {
         if (!line) continue;
         const [key, max] = JSON.parse(line) as [string, string];
         maxima.set(key, BigInt(max));
       }
-      // Rows older than their substream's watermark in force before this batch are late (dropped);
-      // during a backfill the watermark is muted (Proton's processWithMutedWatermark).
-      const wm = backfill ? `toInt64(${-(2n ** 63n) + 1n})` : this.watermark.lookupSql(window.sourceKeySql);
-      await this.timed('Aggregate', () =>
-        state.append(agg.fold.fill({ ...values, [P.watermark]: wm, [P.batch]: batch })),
-      );
       advanced = this.watermark.observe(maxima);
       const maxNs = this.watermark.maxEventTime();
       if (maxNs !== undefined) this.progressStats.lastEventTime = millisFromNanos(maxNs);
@@ -432,7 +429,7 @@ export class StreamingExecution implements RowsPlan {
   private async deleteClosedWindows(state: StateTable): Promise<void> {
     if (!this.watermark?.any) return;
     const closed = this.closedWindows();
-    await this.timed('Retire', () => state.delete(closed));
+    state.delete(closed);
   }
 
   /** State rows of windows that ended at or before their substream's watermark. */
@@ -461,7 +458,7 @@ export class StreamingExecution implements RowsPlan {
       ...this.versionArrays(),
     });
     if (this.program.limit !== undefined) sql += `\nLIMIT ${Math.max(this.program.limit - this.emitted, 0)}`;
-    const text = await this.timed('Emit', () => this.engine.query(sql));
+    const text = await this.timed('Emit', () => state.select(sql));
     this.lastEmittedBatch = this.batch;
     let rows = rowsFromLines(text, this.wide);
     if (rows.length === 0) return;
