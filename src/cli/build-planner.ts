@@ -23,9 +23,15 @@ import {
   createStreamHandler,
   dropDatabaseHandler,
   dropStreamHandler,
+  renameStreamHandler,
 } from '../queries/statements/stream-statements.ts';
 import { SubDispatch } from '../queries/statements/sub-dispatch.ts';
-import type { DropStatement, ShowCreateStatement, ShowStatement } from '../sql/ast/statement.ts';
+import type {
+  DropStatement,
+  RenameStatement,
+  ShowCreateStatement,
+  ShowStatement,
+} from '../sql/ast/statement.ts';
 import type { StreamStore } from '../stream/stream-store.ts';
 import { CatalogResolver } from '../streaming/catalog-resolver.ts';
 import { storeRanges } from '../streaming/store-ranges.ts';
@@ -53,6 +59,7 @@ export interface PlannerDispatch {
   drop: SubDispatch<DropStatement>;
   show: SubDispatch<ShowStatement>;
   showCreate: SubDispatch<ShowCreateStatement>;
+  rename: SubDispatch<RenameStatement>;
 }
 
 const DEFAULT_DATABASE = 'default';
@@ -94,7 +101,19 @@ export function buildPlanner(deps: PlannerDeps): {
     )
       .register('STREAM', showCreateStreamHandler({ ...base, resolver }))
       .register('TABLE', showCreateStreamHandler({ ...base, resolver })),
+    rename: new SubDispatch<RenameStatement>(
+      (s) => s.object,
+      (k) => `RENAME ${k}`,
+    ),
   };
+  // RENAME STREAM: views reading the stream refuse through the stream guard (views.guardStreams);
+  // inputs writing into it are named here.
+  const inputs = deps.inputs;
+  const renameStream = renameStreamHandler({
+    ...base,
+    dependents: (db, name) => (inputs ? inputs.writersOf(db, name).map((w) => `input ${w}`) : []),
+  });
+  dispatch.rename.register('STREAM', renameStream).register('TABLE', renameStream);
   const planner = new SqlQueryPlanner()
     .register('Select', select)
     .register('Union', select)
@@ -104,6 +123,7 @@ export function buildPlanner(deps: PlannerDeps): {
     .register('Insert', insertHandler({ ...base, resolver }))
     .register('Describe', describeHandler({ ...base, resolver }))
     .register('Drop', dispatch.drop.handler())
+    .register('Rename', dispatch.rename.handler())
     .register('Show', dispatch.show.handler())
     .register('ShowCreate', dispatch.showCreate.handler());
   if (deps.inputs) {

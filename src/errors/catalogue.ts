@@ -38,6 +38,12 @@ export const ERRORS = {
     system: 'timeplusd',
     message: 'Column {name} specified more than once',
   },
+  NO_SUCH_COLUMN_IN_TABLE: {
+    code: 16,
+    status: 400,
+    system: 'timeplusd',
+    message: 'There is no column {name} in stream {stream}',
+  },
   UNKNOWN_SETTING: { code: 115, status: 400, system: 'timeplusd', message: 'Unknown setting {name}{hint}' },
   UNKNOWN_TYPE: { code: 50, status: 400, system: 'timeplusd', message: 'Unknown data type {name}{hint}' },
   UNKNOWN_STREAM: { code: 60, status: 404, system: 'timeplusd', message: "Stream {name} doesn't exist" },

@@ -25,11 +25,16 @@ export class CommittedRangeNotifier {
       set = new Set();
       this.listeners.set(key, set);
     }
-    set.add(listener);
+    // A wrapper of its own, so the same function subscribed twice is unsubscribed once.
+    const entry: RangeListener = (range) => listener(range);
+    set.add(entry);
     return () => {
-      const s = this.listeners.get(key);
-      s?.delete(listener);
-      if (s?.size === 0) this.listeners.delete(key);
+      // The stream may have been renamed since: look for the entry under every key.
+      for (const [k, s] of this.listeners) {
+        if (!s.delete(entry)) continue;
+        if (s.size === 0) this.listeners.delete(k);
+        return;
+      }
     };
   }
 
@@ -43,6 +48,19 @@ export class CommittedRangeNotifier {
         this.logger?.error({ err: e, stream: key }, 'committed-range listener failed');
       }
     }
+  }
+
+  /**
+   * The stream was renamed: its listeners hear the new name's ranges. (A streaming query planned
+   * over the old name then fails on its next read, with the engine's unknown-table error.)
+   */
+  rename(from: string, to: string): void {
+    const set = this.listeners.get(from);
+    if (!set) return;
+    this.listeners.delete(from);
+    const target = this.listeners.get(to);
+    if (target) for (const l of set) target.add(l);
+    else this.listeners.set(to, set);
   }
 
   /** Forget every listener of `key` (the stream was dropped). */

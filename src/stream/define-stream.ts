@@ -110,7 +110,7 @@ function bad(detail: string): never {
   throw err('BAD_ARGUMENTS', { detail });
 }
 
-function checkName(kind: string, name: unknown): string {
+export function checkName(kind: string, name: unknown): string {
   if (typeof name !== 'string' || name.length === 0) bad(`${kind} name must be a non-empty string`);
   if (name.length > 255) bad(`${kind} name ${name.slice(0, 40)}... is longer than 255 characters`);
   if (name.startsWith('.') || /[\0/\\]/.test(name))
@@ -130,12 +130,53 @@ export function normaliseType(type: string, column: string): { type: string; eng
   }
 }
 
-function normaliseCodec(codec: string | undefined): string | undefined {
+export function normaliseCodec(codec: string | undefined): string | undefined {
   if (codec === undefined) return undefined;
   const t = codec.trim();
   if (t === '') return undefined;
   const m = /^codec\s*\(([\s\S]*)\)$/i.exec(t);
   return m ? (m[1] ?? '').trim() : t;
+}
+
+/** An expression given as Proton text (translated) or in both dialects; undefined when empty. */
+export function exprOf(input: ExprInput | undefined, translate: TranslateExpression): SqlExpr | undefined {
+  if (input === undefined) return undefined;
+  if (typeof input !== 'string') return input;
+  const proton = input.trim();
+  if (proton === '') return undefined;
+  return { proton, engine: translate(proton) };
+}
+
+/**
+ * One declared column: name checked, type in both spellings, expressions translated. Reserved
+ * names are the caller's to check (CREATE and ALTER differ).
+ */
+export function columnFromSpec(c: ColumnSpec, translate: TranslateExpression): StreamColumn {
+  const name = checkName('Column', c.name);
+  const { type, engineType } = normaliseType(c.type, name);
+  if (c.default !== undefined && c.alias !== undefined)
+    bad(`Column ${name} cannot have both DEFAULT and ALIAS`);
+  const dflt = exprOf(c.default, translate);
+  const alias = exprOf(c.alias, translate);
+  const codec = normaliseCodec(c.codec);
+  const ttl = exprOf(c.ttl, translate);
+  return {
+    name,
+    type,
+    engineType,
+    ...(dflt ? { default: dflt } : {}),
+    ...(alias ? { alias } : {}),
+    ...(codec ? { codec } : {}),
+    ...(c.comment ? { comment: c.comment } : {}),
+    ...(ttl ? { ttl } : {}),
+  };
+}
+
+/** Names a user column cannot take: `_tp_*` (Tributary's) and the window columns. */
+export function reservedColumnReason(name: string): string | undefined {
+  if (name.startsWith('_tp_')) return `Column name ${name} is reserved (names starting with _tp_)`;
+  if (RESERVED_NAMES.has(name)) return `Column name ${name} is reserved`;
+  return undefined;
 }
 
 function settingText(v: string | number | boolean | undefined): string | undefined {
@@ -157,13 +198,7 @@ function settingInt(name: string, v: string | number | boolean | undefined): num
  */
 export function defineStream(spec: StreamSpec, options: DefineOptions = {}): StreamDefinition {
   const translate = options.translateExpression ?? identityTranslate;
-  const expr = (input: ExprInput | undefined): SqlExpr | undefined => {
-    if (input === undefined) return undefined;
-    if (typeof input !== 'string') return input;
-    const proton = input.trim();
-    if (proton === '') return undefined;
-    return { proton, engine: translate(proton) };
-  };
+  const expr = (input: ExprInput | undefined): SqlExpr | undefined => exprOf(input, translate);
 
   const db = checkName('Database', spec.db ?? 'default');
   const name = checkName('Stream', spec.name);
@@ -193,7 +228,8 @@ export function defineStream(spec: StreamSpec, options: DefineOptions = {}): Str
     const colName = checkName('Column', c.name);
     if (seen.has(colName)) throw err('DUPLICATE_COLUMN', { name: colName });
     seen.add(colName);
-    const { type, engineType } = normaliseType(c.type, colName);
+    const column = columnFromSpec(c, translate);
+    const type = column.type;
     const parsed = parseDataType(type);
     if (colName === TP_SN) {
       if (parsed.name !== 'int64')
@@ -220,18 +256,6 @@ export function defineStream(spec: StreamSpec, options: DefineOptions = {}): Str
       }
       declaredDelta = true;
     }
-    if (c.default !== undefined && c.alias !== undefined)
-      bad(`Column ${colName} cannot have both DEFAULT and ALIAS`);
-    const column: StreamColumn = {
-      name: colName,
-      type,
-      engineType,
-      ...(c.default !== undefined && expr(c.default) ? { default: expr(c.default) } : {}),
-      ...(c.alias !== undefined && expr(c.alias) ? { alias: expr(c.alias) } : {}),
-      ...(normaliseCodec(c.codec) ? { codec: normaliseCodec(c.codec) } : {}),
-      ...(c.comment ? { comment: c.comment } : {}),
-      ...(c.ttl !== undefined && expr(c.ttl) ? { ttl: expr(c.ttl) } : {}),
-    };
     if (colName === TP_TIME) {
       if (column.alias) throw err('ILLEGAL_COLUMN', { detail: 'Column _tp_time cannot be an ALIAS column' });
       if (column.default && eventTime && column.default.proton !== eventTime.proton) {

@@ -1,4 +1,5 @@
 /** The public API of the stream layer (see README.md). */
+export type { ColumnAlteration } from './alter-columns.ts';
 export type { CommittedRange, RangeListener } from './committed-range-notifier.ts';
 export { printCreateQuery } from './create-query.ts';
 export {
@@ -12,6 +13,7 @@ export {
 } from './define-stream.ts';
 export { INGEST_FORMATS, type IngestFormat, resolveIngestFormat } from './ingest-format.ts';
 export {
+  type ColumnHistoryEntry,
   isChangelogMode,
   isKvMode,
   type SqlExpr,

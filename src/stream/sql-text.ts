@@ -70,3 +70,38 @@ export function bareIdentifier(expr: string): string | undefined {
 export function displayName(name: string): string {
   return isPlainIdentifier(name) ? name : '`' + name.replace(/\\/g, '\\\\').replace(/`/g, '\\`') + '`';
 }
+
+/**
+ * The identifiers an expression names (column references), unquoted: bare words and `quoted` or
+ * "quoted" names that are not followed by `(` (function names) and not inside string literals.
+ * Keywords (`AND`, `INTERVAL`, ...) come back too; callers look up names they know.
+ */
+export function referencedNames(expr: string): Set<string> {
+  const out = new Set<string>();
+  let i = 0;
+  const n = expr.length;
+  const followedByParen = (at: number) => /^\s*\(/.test(expr.slice(at, at + 64));
+  while (i < n) {
+    const c = expr[i] as string;
+    if (c === "'") {
+      for (i++; i < n && expr[i] !== "'"; i++) if (expr[i] === '\\') i++;
+      i++;
+    } else if (c === '`' || c === '"') {
+      let name = '';
+      for (i++; i < n && expr[i] !== c; i++) {
+        if (expr[i] === '\\') i++;
+        name += expr[i] ?? '';
+      }
+      i++;
+      if (!followedByParen(i)) out.add(name);
+    } else if (/[A-Za-z_]/.test(c)) {
+      const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(expr.slice(i)) as RegExpExecArray;
+      i += m[0].length;
+      if (!followedByParen(i)) out.add(m[0]);
+    } else if (/[0-9]/.test(c)) {
+      const m = /^[0-9][A-Za-z0-9_.]*/.exec(expr.slice(i)) as RegExpExecArray;
+      i += m[0].length;
+    } else i++;
+  }
+  return out;
+}

@@ -75,7 +75,23 @@ export interface StreamDefinition {
   readonly settings: Readonly<Record<string, string>>;
   /** The Proton-dialect CREATE STREAM statement printed from this definition. */
   readonly createQuery: string;
+  /**
+   * Column changes (ALTER STREAM) that WAL records still in the log predate, oldest first: replaying
+   * a record older than a change maps its columns through it (wal-recovery.ts). Entries every
+   * retained record postdates are pruned at the next ALTER.
+   */
+  readonly columnHistory?: readonly ColumnHistoryEntry[];
 }
+
+/**
+ * One column change of ALTER STREAM, as WAL replay needs it. `sn` is the first sequence number
+ * written under the changed schema: records whose first sn is below it were written before it.
+ */
+export type ColumnHistoryEntry =
+  | { readonly sn: number; readonly kind: 'add'; readonly column: string }
+  | { readonly sn: number; readonly kind: 'drop'; readonly before: StreamColumn }
+  | { readonly sn: number; readonly kind: 'modify'; readonly before: StreamColumn }
+  | { readonly sn: number; readonly kind: 'rename'; readonly to: string; readonly before: StreamColumn };
 
 /** Proton's defaults for the WAL retention (`STREAM_SETTINGS` in MergeTreeSettings.h). */
 export const DEFAULT_RETENTION_BYTES = -1;

@@ -28,25 +28,41 @@ const INSERTABLE = /^[A-Za-z0-9_]+$/;
 /** One open stream: its schema, WAL (none for `memory` storage), writer and idempotency window. */
 export class StreamRuntime {
   private def: StreamDefinition;
+  private schemaValue: StreamSchema;
 
   private constructor(
     def: StreamDefinition,
-    readonly schema: StreamSchema,
+    schema: StreamSchema,
     private readonly wal: WriteAheadLog | undefined,
     readonly writer: StreamWriter,
     private readonly idempotency: IdempotencyWindow,
     private readonly o: RuntimeOptions,
   ) {
     this.def = def;
+    this.schemaValue = schema;
   }
 
   /** Open the WAL, replay what the engine lacks, and start the writer after the last sequence number. */
-  static async open(def: StreamDefinition, dir: string, o: RuntimeOptions): Promise<StreamRuntime> {
+  /**
+   * `resume`: this process just closed the stream's previous runtime cleanly (RENAME STREAM), so
+   * the engine already holds what it can of the WAL; recovery is skipped and numbering continues
+   * at `resume.nextSn` (a record the engine lacks is replayed at the next start, as always).
+   */
+  static async open(
+    def: StreamDefinition,
+    dir: string,
+    o: RuntimeOptions,
+    resume?: { nextSn: number },
+  ): Promise<StreamRuntime> {
     const key = streamKey(def.db, def.name);
     let wal: WriteAheadLog | undefined;
     let nextSn: number;
     if (def.storageType === 'memory') {
-      nextSn = (await maxSn(o.engine, replayTarget(def))) + 1;
+      nextSn = resume ? resume.nextSn : (await maxSn(o.engine, replayTarget(def))) + 1;
+    } else if (resume) {
+      wal = await WriteAheadLog.open(dir, o.wal);
+      nextSn = Math.max(wal.nextSn, resume.nextSn);
+      await wal.skipTo(nextSn);
     } else {
       wal = await WriteAheadLog.open(dir, o.wal);
       const recovered = await recoverFromWal(o.engine, def, wal, o.logger);
@@ -90,8 +106,22 @@ export class StreamRuntime {
     return this.wal?.bytes ?? 0;
   }
 
-  /** A definition change that keeps the columns (description, TTL, retention). */
+  /** What ingest validates against (follows ALTER STREAM). */
+  get schema(): StreamSchema {
+    return this.schemaValue;
+  }
+
+  /** First sequence number still in the WAL (undefined: the stream has no WAL). */
+  get walFirstSn(): number | undefined {
+    return this.wal?.firstSn;
+  }
+
+  /**
+   * A new definition of the same stream (PATCH, ALTER STREAM). When the columns change, ingest
+   * validates against them from now on: call it only while no ingest is in flight (IngestGate).
+   */
   redefine(def: StreamDefinition): void {
+    if (def.columns !== this.def.columns) this.schemaValue = new StreamSchema(def);
     this.def = def;
   }
 

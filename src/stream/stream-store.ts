@@ -1,18 +1,27 @@
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Actor } from '../catalog/audit.ts';
 import type { Catalog, CatalogRecord } from '../catalog/catalog.ts';
 import type { Engine } from '../engine/engine.ts';
 import { err } from '../errors/tributary-error.ts';
 import type { Logger } from '../log/logger.ts';
 import {
+  applyAlteration,
+  type ColumnAlteration,
+  historyEntry,
+  isStructural,
+  pruneHistory,
+} from './alter-columns.ts';
+import {
   type CommittedRange,
   CommittedRangeNotifier,
   type RangeListener,
 } from './committed-range-notifier.ts';
 import {
+  checkName,
   defineStream,
   type ExprInput,
+  identityTranslate,
   type StreamSpec,
   type TranslateExpression,
   withCreateQuery,
@@ -20,7 +29,9 @@ import {
 import { type PrepareOptions, prepareBatch, toJsonValue } from './ingest-batch.ts';
 import { type ParsedRows, parseIngestBody } from './ingest-body.ts';
 import type { IngestFormat } from './ingest-format.ts';
-import { type StreamDefinition, streamKey } from './stream-definition.ts';
+import { IngestGate } from './ingest-gate.ts';
+import { type AlterStep, alterStreamTables, renameStreamTables } from './stream-alter.ts';
+import { type ColumnHistoryEntry, type StreamDefinition, streamKey } from './stream-definition.ts';
 import {
   checkDatabase,
   ensureTables,
@@ -35,6 +46,7 @@ import {
   createStatements,
   DEFAULT_BUFFER_POLICY,
   dropStatements,
+  historyTableName,
   modifyMemoryCapStatement,
   modifyTtlStatement,
 } from './stream-tables.ts';
@@ -92,6 +104,7 @@ export interface DatabaseInfo {
 /**
  * Checks other owners of names run before a stream is created or dropped (views: a view's name
  * cannot be taken by a stream, a stream a view reads cannot be dropped). They throw to refuse.
+ * RENAME STREAM runs both: `beforeDrop` of the old name and `beforeCreate` of the new one.
  */
 export interface StreamGuard {
   beforeCreate?(db: string, name: string): void;
@@ -120,6 +133,8 @@ export class StreamStore {
   private closed = false;
   private hooks: StreamTestHooks = {};
   private readonly guards: StreamGuard[] = [];
+  /** Per stream: ingests in flight, held back while ALTER/RENAME STREAM change the tables. */
+  private readonly gates = new Map<string, IngestGate>();
 
   private constructor(private readonly o: StreamStoreOptions) {
     this.notifier = new CommittedRangeNotifier(o.logger);
@@ -265,6 +280,152 @@ export class StreamStore {
     });
   }
 
+  /**
+   * ALTER STREAM's column commands, applied in order (README.md, "ALTER STREAM"): every command is
+   * checked against the definition before anything changes; then ingest is held back, the engine
+   * tables are altered, the catalog updated and the writer validates against the new columns. If
+   * the engine refuses a command, the commands before it stay applied and its error is thrown.
+   */
+  async alterColumns(
+    db: string,
+    name: string,
+    alterations: readonly ColumnAlteration[],
+    actor: Actor,
+  ): Promise<StreamRecord> {
+    const key = streamKey(db, name);
+    return this.locked(key, async () => {
+      const start = this.require(db, name).value;
+      const translate = this.o.translateExpression ?? identityTranslate;
+      const steps: AlterStep[] = [];
+      let def = start;
+      for (const a of alterations) {
+        const r = applyAlteration(def, a, translate);
+        if (r.change) steps.push({ before: def, def: r.def, change: r.change });
+        def = r.def;
+      }
+      if (steps.length === 0) return this.require(db, name);
+      const rt = this.runtime(db, name);
+      // Comments change no data: ingest goes on. Anything else waits for the ingests in flight.
+      const gate = steps.some((s) => isStructural(s.change)) ? this.gateOf(key) : undefined;
+      const paused = performance.now();
+      await gate?.close();
+      try {
+        const sn = rt.writer.committedSn + 1;
+        const outcome = await alterStreamTables(
+          this.o.engine,
+          steps,
+          this.o.buffer ?? DEFAULT_BUFFER_POLICY,
+          this.o.logger,
+        );
+        let record = this.require(db, name);
+        const applied = steps.slice(0, outcome.applied);
+        if (applied.length > 0) {
+          const history: ColumnHistoryEntry[] =
+            start.storageType === 'memory' ? [] : pruneHistory(start.columnHistory, rt.walFirstSn);
+          for (const step of applied) {
+            const entry = historyEntry(step.before, step.change, sn);
+            if (entry) history.push(entry);
+          }
+          const { columnHistory: _, ...last } = (applied.at(-1) as AlterStep).def;
+          const next: StreamDefinition = history.length > 0 ? { ...last, columnHistory: history } : last;
+          record = await this.o.catalog.update(STREAM_KIND, key, next, actor);
+          rt.redefine(next);
+        }
+        this.o.logger?.info(
+          {
+            stream: key,
+            commands: applied.map((s) => s.change.kind),
+            writesPausedMs: gate ? Math.round(performance.now() - paused) : 0,
+            frontTableGoneMs: Math.round(outcome.frontGapMs),
+          },
+          'ALTER STREAM applied',
+        );
+        if (outcome.error) throw outcome.error;
+        return record;
+      } finally {
+        gate?.open();
+      }
+    });
+  }
+
+  /**
+   * RENAME STREAM: engine tables, WAL directory, catalog record, writer and subscribers move to
+   * `toDb.toName` (another database is fine). Refused when the new name is taken (57), by a guard
+   * (a view reads the stream: 630), or when the stream does not exist (60).
+   */
+  async rename(db: string, name: string, toDb: string, toName: string, actor: Actor): Promise<StreamRecord> {
+    const from = streamKey(db, name);
+    const to = streamKey(toDb, toName);
+    if (from === to) {
+      this.require(db, name);
+      throw err('STREAM_ALREADY_EXISTS', { name: toDb === 'default' ? toName : to });
+    }
+    const [first, second] = [from, to].sort() as [string, string];
+    return this.locked(first, () =>
+      this.locked(second, async () => {
+        const old = this.require(db, name).value;
+        const shownTo = toDb === 'default' ? toName : to;
+        checkName('Stream', toName);
+        if (this.get(toDb, toName)) throw err('STREAM_ALREADY_EXISTS', { name: shownTo });
+        for (const g of this.guards) g.beforeDrop?.(db, name);
+        for (const g of this.guards) g.beforeCreate?.(toDb, toName);
+        await checkDatabase(this.o.engine, toDb);
+        if (
+          (await tableExists(this.o.engine, toDb, toName)) ||
+          (await tableExists(this.o.engine, toDb, historyTableName(toName)))
+        )
+          throw err('STREAM_ALREADY_EXISTS', { name: shownTo });
+        const { createQuery: _, ...base } = old;
+        const def = withCreateQuery({ ...base, db: toDb, name: toName });
+        const gate = this.gateOf(from);
+        await gate.close();
+        try {
+          // The new record first: a crash in the middle leaves two records (one of them with empty
+          // tables), never tables no record names.
+          const record = await this.o.catalog.create(STREAM_KIND, to, def, actor);
+          const rt = this.runtimes.get(from);
+          this.runtimes.delete(from);
+          await rt?.close();
+          try {
+            await renameStreamTables(this.o.engine, old, def, this.o.buffer ?? DEFAULT_BUFFER_POLICY);
+          } catch (e) {
+            await this.o.catalog.delete(STREAM_KIND, to);
+            if (rt)
+              this.runtimes.set(
+                from,
+                await StreamRuntime.open(old, this.walDir(db, name), this.runtimeOptions),
+              );
+            throw e;
+          }
+          const dir = this.walDir(toDb, toName);
+          await rm(dir, { recursive: true, force: true });
+          await mkdir(dirname(dir), { recursive: true });
+          await rename(this.walDir(db, name), dir).catch((e: NodeJS.ErrnoException) => {
+            if (e.code !== 'ENOENT') throw e;
+          });
+          await this.o.catalog.delete(STREAM_KIND, from);
+          this.notifier.rename(from, to);
+          this.unavailable.delete(from);
+          this.gates.delete(from);
+          try {
+            const resume = { nextSn: (rt?.writer.committedSn ?? -1) + 1 };
+            this.runtimes.set(
+              to,
+              await StreamRuntime.open(def, dir, this.runtimeOptions, rt ? resume : undefined),
+            );
+          } catch (e) {
+            const detail = e instanceof Error ? e.message : String(e);
+            this.o.logger?.error({ err: e, stream: to }, 'renamed stream could not be opened');
+            this.unavailable.set(to, `it could not be opened after RENAME (${detail})`);
+          }
+          return record;
+        } finally {
+          gate.open();
+        }
+      }),
+    );
+  }
+
   /** Add a check run before every create and drop (see StreamGuard). */
   guard(guard: StreamGuard): void {
     this.guards.push(guard);
@@ -295,10 +456,12 @@ export class StreamStore {
     charset = 'utf-8',
     options: IngestOptions = {},
   ): Promise<CommitResult> {
-    const rt = this.runtime(db, name);
-    const prior = options.idempotencyId ? rt.priorCommit(options.idempotencyId) : undefined;
-    if (prior) return prior;
-    return this.commit(rt, parseIngestBody(body, format, charset), options);
+    return this.gated(db, name, () => {
+      const rt = this.runtime(db, name);
+      const prior = options.idempotencyId ? rt.priorCommit(options.idempotencyId) : undefined;
+      if (prior) return Promise.resolve(prior);
+      return this.commit(rt, parseIngestBody(body, format, charset), options);
+    });
   }
 
   /** Ingest rows already parsed by an in-process producer; values are JSON values, bigint, Date. */
@@ -308,9 +471,18 @@ export class StreamStore {
     input: IngestInput,
     options: IngestOptions = {},
   ): Promise<CommitResult> {
+    return this.gated(db, name, () => this.ingestParsed(db, name, input, options));
+  }
+
+  private ingestParsed(
+    db: string,
+    name: string,
+    input: IngestInput,
+    options: IngestOptions,
+  ): Promise<CommitResult> {
     const rt = this.runtime(db, name);
     const prior = options.idempotencyId ? rt.priorCommit(options.idempotencyId) : undefined;
-    if (prior) return prior;
+    if (prior) return Promise.resolve(prior);
     const parsed: ParsedRows =
       'objects' in input
         ? { kind: 'objects', objects: input.objects.map((o) => toJsonValue(o)) }
@@ -380,9 +552,12 @@ export class StreamStore {
     if (this.maintaining || this.closed) return;
     this.maintaining = true;
     try {
-      for (const rt of this.runtimes.values()) {
+      for (const rt of [...this.runtimes.values()]) {
         try {
-          await rt.applyRetention(now);
+          // Under the stream's lock: not while ALTER/RENAME/DROP change its tables or WAL.
+          await this.locked(rt.key, async () => {
+            if (this.runtimes.get(rt.key) === rt) await rt.applyRetention(now);
+          });
         } catch (e) {
           this.o.logger?.warn({ err: e, stream: rt.key }, 'WAL retention failed; will retry');
         }
@@ -393,6 +568,27 @@ export class StreamStore {
   }
 
   // ---- internals ----
+
+  /** Run an ingest inside the stream's gate (see IngestGate); an unknown stream has none. */
+  private async gated<T>(db: string, name: string, fn: () => Promise<T>): Promise<T> {
+    if (!this.get(db, name)) return fn();
+    const gate = this.gateOf(streamKey(db, name));
+    await gate.enter();
+    try {
+      return await fn();
+    } finally {
+      gate.leave();
+    }
+  }
+
+  private gateOf(key: string): IngestGate {
+    let gate = this.gates.get(key);
+    if (!gate) {
+      gate = new IngestGate();
+      this.gates.set(key, gate);
+    }
+    return gate;
+  }
 
   private runtime(db: string, name: string): StreamRuntime {
     const key = streamKey(db, name);
@@ -420,6 +616,7 @@ export class StreamStore {
     this.runtimes.delete(key);
     this.unavailable.delete(key);
     this.notifier.clear(key);
+    this.gates.delete(key);
     await rt?.discard();
     if (tables) for (const sql of dropStatements(def)) await this.o.engine.query(sql);
     await rm(this.walDir(def.db, def.name), { recursive: true, force: true });

@@ -82,7 +82,8 @@ export function isCommitTimeDefault(c: StreamColumn): boolean {
   return /^(now64\s*\(\s*(\d\s*(,\s*'[^']*'\s*)?)?\)|now\s*\(\s*\))$/i.test(c.default.engine.trim());
 }
 
-function columnDdl(c: StreamColumn, withTtl: boolean): string {
+/** A column's definition in engine DDL (TTL only for the MergeTree). */
+export function columnDdl(c: StreamColumn, withTtl: boolean): string {
   let line = `${quoteIdent(c.name)} ${c.engineType}`;
   if (c.alias) line += ` ALIAS ${c.alias.engine}`;
   else if (c.default) {
@@ -130,16 +131,21 @@ export function createStatements(
     mergeTree += `\nPRIMARY KEY ${def.primaryKey.engine}`;
   mergeTree += `\nORDER BY ${def.orderBy.engine}`;
   if (def.ttl) mergeTree += `\nTTL ${def.ttl.engine}`;
+  return [mergeTree, bufferStatement(def, policy)];
+}
+
+/** CREATE TABLE of a hybrid stream's Buffer (its front table) over the MergeTree. */
+export function bufferStatement(def: StreamDefinition, policy: BufferPolicy = DEFAULT_BUFFER_POLICY): string {
   const bufferCols = [
     ...def.columns.map((c) => columnDdl(c, false)),
     `${quoteIdent(TP_SN)} Int64 MATERIALIZED ${SN_EXPR}`,
   ];
   const p = policy;
-  const buffer =
-    `CREATE TABLE ${front} (\n  ${bufferCols.join(',\n  ')}\n) ENGINE = Buffer(${quoteString(def.db)}, ` +
+  return (
+    `CREATE TABLE ${frontTable(def)} (\n  ${bufferCols.join(',\n  ')}\n) ENGINE = Buffer(${quoteString(def.db)}, ` +
     `${quoteString(historyTableName(def.name))}, 1, ${p.minTimeS}, ${p.maxTimeS}, ${p.minRows}, ${p.maxRows}, ` +
-    `${p.minBytes}, ${p.maxBytes})`;
-  return [mergeTree, buffer];
+    `${p.minBytes}, ${p.maxBytes})`
+  );
 }
 
 /** DROP statements, front table first (a Buffer flushes into its MergeTree when dropped). */

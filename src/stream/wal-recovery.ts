@@ -1,8 +1,17 @@
 import type { Engine } from '../engine/engine.ts';
 import { quoteIdent, quoteString, withSettings } from '../engine/settings-clause.ts';
 import type { Logger } from '../log/logger.ts';
-import { type StreamDefinition, storedColumns, TP_SN } from './stream-definition.ts';
-import { frontTable, historyTable, INSERT_SETTINGS, ingestComment, qualify } from './stream-tables.ts';
+import { columnMapping, schemaAt } from './alter-columns.ts';
+import { type StreamDefinition, TP_SN } from './stream-definition.ts';
+import {
+  columnDdl,
+  frontTable,
+  historyTable,
+  INSERT_SETTINGS,
+  ingestComment,
+  qualify,
+  SN_EXPR,
+} from './stream-tables.ts';
 import type { WalRecord, WalRecordHeader } from './wal-record.ts';
 import type { WriteAheadLog } from './write-ahead-log.ts';
 
@@ -82,24 +91,44 @@ export function inlineInsertSql(table: string, header: WalRecordHeader, payload:
   return `INSERT INTO ${table}${cols} SETTINGS log_comment = ${comment}${pinned} FORMAT ${header.format}\n${payload.toString('utf8')}`;
 }
 
-async function replayPartly(
+/**
+ * Replay a record through a scratch Memory table: only the rows not `present` in the target (a
+ * record partly flushed), and/or with the columns the record was written with when an ALTER STREAM
+ * postdates it (README.md, "ALTER STREAM"): a dropped column's values are left behind, a renamed
+ * one lands under its new name, a modified one is CAST to its new type (as the ALTER converted the
+ * rows already stored), and a column added later takes its DEFAULT.
+ */
+async function replayThroughScratch(
   engine: Engine,
   def: StreamDefinition,
   target: string,
   record: WalRecord,
   present: Island[],
 ): Promise<void> {
+  const old = schemaAt(def, record.header.first);
   const scratch = qualify(def.db, `.tp_replay.${def.name}`);
   await engine.query(`DROP TABLE IF EXISTS ${scratch}`);
-  await engine.query(`CREATE TABLE ${scratch} AS ${target} ENGINE = Memory`);
+  if (old) {
+    const cols = [
+      ...old.columns.map((c) => columnDdl(c, false)),
+      `${quoteIdent(TP_SN)} Int64 MATERIALIZED ${SN_EXPR}`,
+    ];
+    await engine.query(`CREATE TABLE ${scratch} (\n  ${cols.join(',\n  ')}\n) ENGINE = Memory`);
+  } else {
+    await engine.query(`CREATE TABLE ${scratch} AS ${target} ENGINE = Memory`);
+  }
   try {
     await engine.query(inlineInsertSql(scratch, record.header, record.payload));
-    const cols = [...storedColumns(def).map((c) => quoteIdent(c.name)), quoteIdent(TP_SN)].join(', ');
+    const { names, exprs } = columnMapping(def, old);
     const keep = present.map(([a, b]) => `${quoteIdent(TP_SN)} BETWEEN ${a} AND ${b}`).join(' OR ');
+    const where = keep ? ` WHERE NOT (${keep})` : '';
     await engine.query(
-      withSettings(`INSERT INTO ${target} (${cols}) SELECT ${cols} FROM ${scratch} WHERE NOT (${keep})`, {
-        insert_allow_materialized_columns: 1,
-      }),
+      withSettings(
+        `INSERT INTO ${target} (${names.join(', ')}) SELECT ${exprs.join(', ')} FROM ${scratch}${where}`,
+        {
+          insert_allow_materialized_columns: 1,
+        },
+      ),
     );
   } finally {
     await engine.query(`DROP TABLE IF EXISTS ${scratch}`);
@@ -129,8 +158,9 @@ export async function recoverFromWal(
     const c = covered(islands, a, b);
     if (c.all) continue;
     try {
-      if (c.none) await engine.query(inlineInsertSql(target, record.header, record.payload));
-      else await replayPartly(engine, def, target, record, c.ranges);
+      if (c.none && !schemaAt(def, a))
+        await engine.query(inlineInsertSql(target, record.header, record.payload));
+      else await replayThroughScratch(engine, def, target, record, c.ranges);
       result.records++;
       result.rows += record.header.count - (c.none ? 0 : c.ranges.reduce((n, [x, y]) => n + y - x + 1, 0));
     } catch (e) {

@@ -30,15 +30,24 @@ export function settingsRecord(
   return Object.fromEntries((settings ?? []).map((s) => [s.name, settingValue(s)]));
 }
 
-function column(c: ColumnDef): ColumnSpec {
+/** A column of CREATE STREAM or ALTER STREAM ... ADD COLUMN (a type is required). */
+export function columnSpecFromAst(c: ColumnDef): ColumnSpec {
   if (!c.type) {
     throw err('BAD_ARGUMENTS', {
       detail: `Column ${c.name} needs a type (a type inferred from DEFAULT is not supported)`,
     });
   }
-  let type = printDataType(c.type);
-  if (c.nullable === true) type = `nullable(${type})`;
-  const spec: ColumnSpec = { name: c.name, type };
+  return columnChangeSpec(c) as ColumnSpec;
+}
+
+/** A column as ALTER STREAM ... MODIFY COLUMN gives it: only what is written (the type may be absent). */
+export function columnChangeSpec(c: ColumnDef): Partial<ColumnSpec> & { name: string } {
+  let type = c.type ? printDataType(c.type) : undefined;
+  if (type !== undefined && c.nullable === true) type = `nullable(${type})`;
+  const spec: Partial<ColumnSpec> & { name: string } = {
+    name: c.name,
+    ...(type !== undefined ? { type } : {}),
+  };
   const d = c.default;
   if (d?.expr) {
     if (d.kind === 'ALIAS') spec.alias = printExpression(d.expr);
@@ -76,7 +85,7 @@ export function streamSpecFromAst(s: CreateStream, defaultDb: string): StreamSpe
   return {
     db: s.target.database ?? defaultDb,
     name: s.target.name,
-    columns: s.columns.map(column),
+    columns: s.columns.map(columnSpecFromAst),
     indexes: s.indexes.map(index),
     ...(primaryKey ? { primaryKey } : {}),
     ...(orderBy ? { orderBy } : {}),

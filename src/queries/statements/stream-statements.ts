@@ -2,12 +2,24 @@ import { actorOf } from '../../catalog/audit.ts';
 import type { Engine } from '../../engine/engine.ts';
 import { quoteIdent } from '../../engine/settings-clause.ts';
 import { err } from '../../errors/tributary-error.ts';
-import type { AlterStream, CreateDatabase, CreateStream, DropStatement } from '../../sql/ast/statement.ts';
+import type {
+  AlterStream,
+  CreateDatabase,
+  CreateStream,
+  DropStatement,
+  RenameStatement,
+} from '../../sql/ast/statement.ts';
 import { printExpression } from '../../sql/printer/format.ts';
+import type { ColumnAlteration } from '../../stream/alter-columns.ts';
 import type { StreamPatch, StreamStore } from '../../stream/stream-store.ts';
 import type { StatementHandler } from '../statement-handler.ts';
 import { statementPlan } from '../static-rows.ts';
-import { settingValue, streamSpecFromAst } from './stream-spec-from-ast.ts';
+import {
+  columnChangeSpec,
+  columnSpecFromAst,
+  settingValue,
+  streamSpecFromAst,
+} from './stream-spec-from-ast.ts';
 
 export interface StreamStatementDeps {
   engine: Engine;
@@ -71,14 +83,40 @@ export function dropDatabaseHandler(deps: StreamStatementDeps): StatementHandler
 
 const RETENTION_SETTINGS = new Set(['logstore_retention_bytes', 'logstore_retention_ms']);
 
-/** ALTER STREAM ... MODIFY TTL | REMOVE TTL | MODIFY SETTING logstore_retention_* | MODIFY COMMENT */
+/**
+ * ALTER STREAM ... ADD COLUMN | DROP COLUMN | MODIFY COLUMN | RENAME COLUMN | COMMENT COLUMN |
+ * MODIFY TTL | REMOVE TTL | MODIFY SETTING logstore_retention_* | MODIFY COMMENT. Column commands
+ * run first, in order, then the rest.
+ */
 export function alterStreamHandler(deps: StreamStatementDeps): StatementHandler<AlterStream> {
   return async (s, ctx) => {
     const db = s.target.database ?? deps.defaultDatabase;
     deps.streams.require(db, s.target.name);
     const patch: StreamPatch = {};
+    const columns: ColumnAlteration[] = [];
     for (const c of s.commands) {
       switch (c.kind) {
+        case 'AddColumn':
+          columns.push({
+            kind: 'add',
+            column: columnSpecFromAst(c.column),
+            ifNotExists: c.ifNotExists,
+            ...(c.first ? { first: true } : {}),
+            ...(c.after !== undefined ? { after: c.after } : {}),
+          });
+          break;
+        case 'DropColumn':
+          columns.push({ kind: 'drop', name: c.name, ifExists: c.ifExists });
+          break;
+        case 'ModifyColumn':
+          columns.push({ kind: 'modify', column: columnChangeSpec(c.column), ifExists: c.ifExists });
+          break;
+        case 'RenameColumn':
+          columns.push({ kind: 'rename', from: c.from, to: c.to, ifExists: c.ifExists });
+          break;
+        case 'CommentColumn':
+          columns.push({ kind: 'comment', name: c.name, comment: c.comment, ifExists: c.ifExists });
+          break;
         case 'ModifyTtl':
           patch.ttl = c.ttl.map((t) => printExpression(t.expr)).join(', ');
           break;
@@ -108,7 +146,42 @@ export function alterStreamHandler(deps: StreamStatementDeps): StatementHandler<
       }
     }
     return statementPlan(ctx.sql, 'alter', async () => {
-      await deps.streams.update(db, s.target.name, patch, actorOf(ctx.options.user.username));
+      const actor = actorOf(ctx.options.user.username);
+      if (columns.length > 0) await deps.streams.alterColumns(db, s.target.name, columns, actor);
+      if (columns.length === 0 || Object.keys(patch).length > 0)
+        await deps.streams.update(db, s.target.name, patch, actor);
+    });
+  };
+}
+
+export interface RenameStreamDeps extends StreamStatementDeps {
+  /** Other resources that use stream `db.name` (e.g. `input x`): a stream with any is not renamed. */
+  dependents?: (db: string, name: string) => string[];
+}
+
+/** RENAME STREAM|TABLE [IF EXISTS] [db.]a TO [db.]b [, ...] (pairs in order). */
+export function renameStreamHandler(deps: RenameStreamDeps): StatementHandler<RenameStatement> {
+  return async (s, ctx) => {
+    const pairs = s.pairs.map((p) => ({
+      fromDb: p.from.database ?? deps.defaultDatabase,
+      from: p.from.name,
+      toDb: p.to.database ?? deps.defaultDatabase,
+      to: p.to.name,
+    }));
+    return statementPlan(ctx.sql, 'rename', async () => {
+      for (const p of pairs) {
+        if (!deps.streams.get(p.fromDb, p.from)) {
+          if (s.ifExists) continue;
+          deps.streams.require(p.fromDb, p.from);
+        }
+        const dependents = deps.dependents?.(p.fromDb, p.from) ?? [];
+        if (dependents.length > 0)
+          throw err('HAVE_DEPENDENT_OBJECTS', {
+            name: `${p.fromDb}.${p.from}`,
+            dependents: dependents.join(', '),
+          });
+        await deps.streams.rename(p.fromDb, p.from, p.toDb, p.to, actorOf(ctx.options.user.username));
+      }
     });
   };
 }
