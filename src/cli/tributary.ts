@@ -17,8 +17,15 @@ import type { Logger } from '../log/logger.ts';
 import { QueryRegistry } from '../queries/query-registry.ts';
 import { translateExpression } from '../sql/translator/translate.ts';
 import { StreamStore } from '../stream/stream-store.ts';
+import type { BufferPolicy } from '../stream/stream-tables.ts';
 import { resetStreamingState } from '../streaming/state-table.ts';
 import { buildPlanner } from './build-planner.ts';
+
+/** Internal knobs, not configuration: tests and benchmarks use them. */
+export interface Tuning {
+  /** When hybrid streams flush their Buffer (default DEFAULT_BUFFER_POLICY). */
+  buffer?: BufferPolicy;
+}
 
 /**
  * One running Tributary: the engine on the data directory, the catalog, the services above them
@@ -33,7 +40,8 @@ export class Tributary {
     readonly initialAdmin: InitialAdmin | undefined,
   ) {}
 
-  static async open(config: Config, logger: Logger): Promise<Tributary> {
+  /** `tuning`: stream-store knobs for tests and benchmarks (e.g. a Buffer flushed after every insert). */
+  static async open(config: Config, logger: Logger, tuning: Tuning = {}): Promise<Tributary> {
     await mkdir(config.dataDir, { recursive: true });
     const engine = new ChdbEngine({
       dataPath: join(config.dataDir, 'engine'),
@@ -53,6 +61,7 @@ export class Tributary {
         dataDir: config.dataDir,
         logger,
         translateExpression: (sql) => translateExpression(sql),
+        ...(tuning.buffer ? { buffer: tuning.buffer } : {}),
       });
       inputs = new InputService({
         catalog,

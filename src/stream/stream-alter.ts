@@ -4,7 +4,6 @@ import type { Logger } from '../log/logger.ts';
 import { type ColumnChange, columnMapping, stepsOrigin } from './alter-columns.ts';
 import type { StreamDefinition } from './stream-definition.ts';
 import {
-  type BufferPolicy,
   bufferStatement,
   columnDdl,
   createStatements,
@@ -131,7 +130,6 @@ async function rebuildMemoryTable(engine: Engine, steps: readonly AlterStep[]): 
 export async function alterStreamTables(
   engine: Engine,
   steps: readonly AlterStep[],
-  policy: BufferPolicy,
   logger?: Logger,
 ): Promise<AlterOutcome> {
   const first = steps[0];
@@ -157,13 +155,14 @@ export async function alterStreamTables(
     return { applied: r.applied, error: r.error ?? front.error, frontGapMs: 0 };
   }
   const front = frontTable(def);
-  await engine.query(`OPTIMIZE TABLE ${front}`); // flush: every acknowledged row is in the MergeTree
+  // The caller flushed the Buffer (every acknowledged row is in the MergeTree) and holds reads back.
+  await engine.query(`OPTIMIZE TABLE ${front}`);
   const dropped = performance.now();
   await engine.query(`DROP TABLE IF EXISTS ${front} SYNC`);
   const r = await alterTable(engine, history, steps, true);
   const now = r.applied > 0 ? (steps[r.applied - 1] as AlterStep).def : def;
   try {
-    await engine.query(bufferStatement(now, policy));
+    await engine.query(bufferStatement(now));
   } catch (e) {
     // The next start recreates it from the catalog (ensureTables); reads fail until then.
     logger?.error({ err: e, stream: `${def.db}.${def.name}` }, 'Buffer table could not be recreated');
@@ -181,7 +180,6 @@ export async function renameStreamTables(
   engine: Engine,
   from: StreamDefinition,
   to: StreamDefinition,
-  policy: BufferPolicy,
 ): Promise<void> {
   const history = historyTable(from);
   if (!history) {
@@ -194,14 +192,14 @@ export async function renameStreamTables(
   try {
     await engine.query(`RENAME TABLE ${history} TO ${target}`);
   } catch (e) {
-    await engine.query(bufferStatement(from, policy)).catch(() => undefined);
+    await engine.query(bufferStatement(from)).catch(() => undefined);
     throw e;
   }
   try {
-    await engine.query(bufferStatement(to, policy));
+    await engine.query(bufferStatement(to));
   } catch (e) {
     await engine.query(`RENAME TABLE ${target} TO ${history}`).catch(() => undefined);
-    await engine.query(bufferStatement(from, policy)).catch(() => undefined);
+    await engine.query(bufferStatement(from)).catch(() => undefined);
     throw e;
   }
 }

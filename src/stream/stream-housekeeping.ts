@@ -5,7 +5,7 @@ import { quoteIdent, quoteString } from '../engine/settings-clause.ts';
 import { err } from '../errors/tributary-error.ts';
 import type { Logger } from '../log/logger.ts';
 import { type StreamDefinition, streamKey } from './stream-definition.ts';
-import { type BufferPolicy, createStatements } from './stream-tables.ts';
+import { bufferStatement, createStatements, frontTable, NEVER_FLUSH_PARAMS } from './stream-tables.ts';
 
 /** Checks and repairs of a stream's engine objects and WAL directories (start-up, create). */
 
@@ -25,22 +25,36 @@ export async function tableExists(engine: Engine, db: string, table: string): Pr
   return (await countOf(engine, sql)) > 0;
 }
 
-/** Recreate engine tables a crash left missing (catalog written, DDL not). */
-export async function ensureTables(
-  engine: Engine,
-  def: StreamDefinition,
-  policy: BufferPolicy,
-  logger?: Logger,
-): Promise<void> {
-  if (await tableExists(engine, def.db, def.name)) return;
+/**
+ * Recreate engine tables a crash left missing (catalog written, DDL not), and a Buffer created by
+ * an older Tributary that flushed itself (its rows go to the MergeTree as it is dropped).
+ */
+export async function ensureTables(engine: Engine, def: StreamDefinition, logger?: Logger): Promise<void> {
+  if (await tableExists(engine, def.db, def.name)) {
+    if (def.storageType === 'hybrid' && !(await flushesOnlyWhenAsked(engine, def))) {
+      logger?.info(
+        { stream: streamKey(def.db, def.name) },
+        'recreating the Buffer table with manual flushing',
+      );
+      await engine.query(`DROP TABLE ${frontTable(def)} SYNC`);
+      await engine.query(bufferStatement(def));
+    }
+    return;
+  }
   logger?.warn(
     { stream: streamKey(def.db, def.name) },
     'engine tables of a stream were missing; recreating them',
   );
   await engine.query(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(def.db)}`);
-  for (const sql of createStatements(def, policy)) {
+  for (const sql of createStatements(def)) {
     await engine.query(sql.replace(/^CREATE TABLE /, 'CREATE TABLE IF NOT EXISTS '));
   }
+}
+
+async function flushesOnlyWhenAsked(engine: Engine, def: StreamDefinition): Promise<boolean> {
+  const sql = `SELECT engine_full FROM system.tables WHERE database = ${quoteString(def.db)} AND name = ${quoteString(def.name)}`;
+  const text = (await engine.query(sql, { format: 'TSVRaw' })).text();
+  return text.replace(/\s+/g, '').includes(NEVER_FLUSH_PARAMS.replace(/\s+/g, ''));
 }
 
 /** `<db>/<name>` with characters outside [A-Za-z0-9_-] percent-encoded. */

@@ -1,11 +1,12 @@
 import type { Engine } from '../engine/engine.ts';
 import { quoteString } from '../engine/settings-clause.ts';
 import type { Logger } from '../log/logger.ts';
+import { BufferFlusher } from './buffer-flusher.ts';
 import type { CommittedRange } from './committed-range-notifier.ts';
 import { IdempotencyWindow } from './idempotency-window.ts';
 import { type StreamDefinition, streamKey } from './stream-definition.ts';
 import { StreamSchema } from './stream-schema.ts';
-import { frontTable, INSERT_SETTINGS, ingestComment } from './stream-tables.ts';
+import { type BufferPolicy, frontTable, INSERT_SETTINGS, ingestComment } from './stream-tables.ts';
 import { type CommitResult, type InsertUnit, StreamWriter } from './stream-writer.ts';
 import type { DoubtKind } from './value-checks.ts';
 import { inlineInsertSql, maxSn, recoverFromWal, replayTarget } from './wal-recovery.ts';
@@ -15,6 +16,8 @@ import { type WalOptions, WriteAheadLog } from './write-ahead-log.ts';
 export interface RuntimeOptions {
   engine: Engine;
   wal: WalOptions;
+  /** When the Buffer of a hybrid stream is flushed. */
+  buffer: BufferPolicy;
   logger?: Logger;
   maxGroupRows?: number;
   maxGroupBytes?: number;
@@ -25,10 +28,14 @@ export interface RuntimeOptions {
 /** Names the chDB insert call accepts (it refuses quoting); others go through an INSERT statement. */
 const INSERTABLE = /^[A-Za-z0-9_]+$/;
 
-/** One open stream: its schema, WAL (none for `memory` storage), writer and idempotency window. */
+/**
+ * One open stream: its schema, WAL (none for `memory` storage), writer, idempotency window and,
+ * for hybrid streams, the flusher of its Buffer (whose lock every read of the stream holds).
+ */
 export class StreamRuntime {
   private def: StreamDefinition;
   private schemaValue: StreamSchema;
+  private readonly flusher: BufferFlusher | undefined;
 
   private constructor(
     def: StreamDefinition,
@@ -40,6 +47,30 @@ export class StreamRuntime {
   ) {
     this.def = def;
     this.schemaValue = schema;
+    if (def.storageType === 'hybrid') {
+      this.flusher = new BufferFlusher({
+        key: streamKey(def.db, def.name),
+        policy: o.buffer,
+        flush: async () => {
+          await this.o.engine.query(`OPTIMIZE TABLE ${frontTable(this.def)}`);
+        },
+        ...(o.logger ? { logger: o.logger } : {}),
+      });
+    }
+  }
+
+  /** Run `fn`, a read of the stream's front table, while its Buffer is not being flushed. */
+  read<T>(fn: () => Promise<T>): Promise<T> {
+    return this.flusher ? this.flusher.read(fn) : fn();
+  }
+
+  /**
+   * Flush the Buffer (hybrid streams) with reads held back, then run `then` before they resume:
+   * DDL that rebuilds the front table runs there, so no read sees it missing.
+   */
+  async exclusive<T>(then: () => Promise<T>): Promise<T> {
+    if (!this.flusher) return then();
+    return (await this.flusher.flushNow(then)) as T;
   }
 
   /** Open the WAL, replay what the engine lacks, and start the writer after the last sequence number. */
@@ -152,19 +183,18 @@ export class StreamRuntime {
   /** Finish queued writes, flush the Buffer into the MergeTree, close the WAL. */
   async close(): Promise<void> {
     await this.writer.close();
-    if (this.def.storageType === 'hybrid') {
-      await this.o.engine.query(`OPTIMIZE TABLE ${frontTable(this.def)}`).catch((e) => {
-        this.o.logger?.warn(
-          { err: e, stream: this.key },
-          'Buffer flush at shutdown failed; the WAL will be replayed',
-        );
-      });
-    }
+    await this.flusher?.close().catch((e: unknown) => {
+      this.o.logger?.warn(
+        { err: e, stream: this.key },
+        'Buffer flush at shutdown failed; the WAL will be replayed',
+      );
+    });
     await this.wal?.close();
   }
 
   /** Stop without flushing (the stream is being dropped). */
   async discard(): Promise<void> {
+    this.flusher?.discard();
     await this.writer.close('the stream was dropped');
     await this.wal?.close();
   }
@@ -183,6 +213,7 @@ export class StreamRuntime {
         ...(unit.columns ? { columns: unit.columns } : {}),
         settings: { log_comment: comment, ...INSERT_SETTINGS },
       });
+      this.flusher?.inserted(unit.count, unit.payload.length);
     } else {
       const header = {
         first: unit.first,
@@ -192,6 +223,7 @@ export class StreamRuntime {
         ...(unit.columns ? { columns: unit.columns } : {}),
       };
       await this.o.engine.query(inlineInsertSql(frontTable(def), header, unit.payload));
+      this.flusher?.inserted(unit.count, unit.payload.length);
     }
   }
 }

@@ -141,6 +141,7 @@ export class StreamStore {
     this.runtimeOptions = {
       engine: o.engine,
       wal: { ...DEFAULT_WAL_OPTIONS, ...o.wal },
+      buffer: o.buffer ?? DEFAULT_BUFFER_POLICY,
       ...(o.logger ? { logger: o.logger } : {}),
       ...(o.maxGroupRows ? { maxGroupRows: o.maxGroupRows } : {}),
       ...(o.maxGroupBytes ? { maxGroupBytes: o.maxGroupBytes } : {}),
@@ -157,7 +158,7 @@ export class StreamStore {
       const def = record.value;
       keep.add(walDirName(def.db, def.name));
       try {
-        await ensureTables(options.engine, def, options.buffer ?? DEFAULT_BUFFER_POLICY, options.logger);
+        await ensureTables(options.engine, def, options.logger);
         const rt = await StreamRuntime.open(def, store.walDir(def.db, def.name), store.runtimeOptions);
         store.runtimes.set(record.key, rt);
       } catch (e) {
@@ -220,7 +221,7 @@ export class StreamStore {
         throw err('STREAM_ALREADY_EXISTS', { name: key });
       const created: string[] = [];
       try {
-        for (const sql of createStatements(def, this.o.buffer ?? DEFAULT_BUFFER_POLICY)) {
+        for (const sql of createStatements(def)) {
           await this.o.engine.query(sql);
           created.push(sql);
         }
@@ -311,12 +312,10 @@ export class StreamStore {
       await gate?.close();
       try {
         const sn = rt.writer.committedSn + 1;
-        const outcome = await alterStreamTables(
-          this.o.engine,
-          steps,
-          this.o.buffer ?? DEFAULT_BUFFER_POLICY,
-          this.o.logger,
-        );
+        // Structural changes flush and rebuild the front table with reads held back.
+        const outcome = gate
+          ? await rt.exclusive(() => alterStreamTables(this.o.engine, steps, this.o.logger))
+          : await alterStreamTables(this.o.engine, steps, this.o.logger);
         let record = this.require(db, name);
         const applied = steps.slice(0, outcome.applied);
         if (applied.length > 0) {
@@ -387,7 +386,7 @@ export class StreamStore {
           this.runtimes.delete(from);
           await rt?.close();
           try {
-            await renameStreamTables(this.o.engine, old, def, this.o.buffer ?? DEFAULT_BUFFER_POLICY);
+            await renameStreamTables(this.o.engine, old, def);
           } catch (e) {
             await this.o.catalog.delete(STREAM_KIND, to);
             if (rt)
@@ -517,21 +516,43 @@ export class StreamStore {
     return this.runtime(db, name).writer.committedSn;
   }
 
+  /**
+   * Run `fn`, which reads the front tables of the streams `keys` (`db.name`), while none of their
+   * Buffers is being flushed: a read overlapping a flush can miss the rows being moved
+   * (flush-lock.ts). Every engine read of a stream goes through here; unknown keys are ignored.
+   */
+  read<T>(keys: Iterable<string>, fn: () => Promise<T>): Promise<T> {
+    // One order for everyone, so two readers of the same streams never wait on each other's flush.
+    const runtimes = [...new Set(keys)]
+      .sort()
+      .map((k) => this.runtimes.get(k))
+      .filter((rt): rt is StreamRuntime => rt !== undefined);
+    const enter = (i: number): Promise<T> => {
+      const rt = runtimes[i];
+      return rt ? rt.read(() => enter(i + 1)) : fn();
+    };
+    return enter(0);
+  }
+
   // ---- stats ----
 
   async sizes(db: string, name: string): Promise<StreamSizes> {
     const def = this.require(db, name).value;
-    return streamSizes(this.o.engine, def, this.runtimes.get(streamKey(db, name))?.walBytes ?? 0);
+    const key = streamKey(db, name);
+    return this.read([key], () => streamSizes(this.o.engine, def, this.runtimes.get(key)?.walBytes ?? 0));
   }
 
   async statistics(db: string, name: string): Promise<StreamStatistics> {
     const def = this.require(db, name).value;
-    const rt = this.runtimes.get(streamKey(db, name));
-    return streamStatistics(this.o.engine, def, {
-      bytes: rt?.walBytes ?? 0,
-      committedSn: rt?.writer.committedSn ?? -1,
-      lastCommitAt: rt?.writer.lastCommitAt ?? 0,
-    });
+    const key = streamKey(db, name);
+    const rt = this.runtimes.get(key);
+    return this.read([key], () =>
+      streamStatistics(this.o.engine, def, {
+        bytes: rt?.walBytes ?? 0,
+        committedSn: rt?.writer.committedSn ?? -1,
+        lastCommitAt: rt?.writer.lastCommitAt ?? 0,
+      }),
+    );
   }
 
   setTestHooks(hooks: StreamTestHooks): void {

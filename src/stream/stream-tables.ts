@@ -29,8 +29,8 @@ export interface BufferPolicy {
 }
 
 /**
- * Flush when a second has passed and 100k rows / 16 MB are buffered, or after 10 s, 4M rows or
- * 256 MB, whichever comes first. One layer, so flushes happen in sequence-number order.
+ * When Tributary flushes a Buffer (BufferFlusher): a second has passed and 100k rows / 16 MB are
+ * buffered, or after 10 s, 4M rows or 256 MB, whichever comes first.
  */
 export const DEFAULT_BUFFER_POLICY: BufferPolicy = {
   minTimeS: 1,
@@ -102,10 +102,7 @@ function memoryCap(def: StreamDefinition): number {
 }
 
 /** CREATE TABLE statements of a stream, in the order they must run. */
-export function createStatements(
-  def: StreamDefinition,
-  policy: BufferPolicy = DEFAULT_BUFFER_POLICY,
-): string[] {
+export function createStatements(def: StreamDefinition): string[] {
   const front = frontTable(def);
   if (def.storageType !== 'hybrid') {
     const cols = [
@@ -131,20 +128,26 @@ export function createStatements(
     mergeTree += `\nPRIMARY KEY ${def.primaryKey.engine}`;
   mergeTree += `\nORDER BY ${def.orderBy.engine}`;
   if (def.ttl) mergeTree += `\nTTL ${def.ttl.engine}`;
-  return [mergeTree, bufferStatement(def, policy)];
+  return [mergeTree, bufferStatement(def)];
 }
 
+/**
+ * The Buffer engine's thresholds: never reached, so the engine never flushes on its own (and an
+ * insert never bypasses the buffer); Tributary flushes under the stream's FlushLock instead.
+ * One layer, so a flush moves rows in sequence-number order.
+ */
+export const NEVER_FLUSH_PARAMS =
+  '1, 1000000000, 1000000000, 1000000000000000, 1000000000000000, 1000000000000000000, 1000000000000000000';
+
 /** CREATE TABLE of a hybrid stream's Buffer (its front table) over the MergeTree. */
-export function bufferStatement(def: StreamDefinition, policy: BufferPolicy = DEFAULT_BUFFER_POLICY): string {
+export function bufferStatement(def: StreamDefinition): string {
   const bufferCols = [
     ...def.columns.map((c) => columnDdl(c, false)),
     `${quoteIdent(TP_SN)} Int64 MATERIALIZED ${SN_EXPR}`,
   ];
-  const p = policy;
   return (
     `CREATE TABLE ${frontTable(def)} (\n  ${bufferCols.join(',\n  ')}\n) ENGINE = Buffer(${quoteString(def.db)}, ` +
-    `${quoteString(historyTableName(def.name))}, 1, ${p.minTimeS}, ${p.maxTimeS}, ${p.minRows}, ${p.maxRows}, ` +
-    `${p.minBytes}, ${p.maxBytes})`
+    `${quoteString(historyTableName(def.name))}, ${NEVER_FLUSH_PARAMS})`
   );
 }
 

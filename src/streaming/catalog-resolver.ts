@@ -4,7 +4,7 @@ import { isStreamingQuery } from '../sql/analyzer/streaming.ts';
 import type { Query } from '../sql/ast/query.ts';
 import { parseQuery } from '../sql/parser/parse.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
-import type { StreamDefinition } from '../stream/stream-definition.ts';
+import { type StreamDefinition, streamKey } from '../stream/stream-definition.ts';
 import { historicalSource } from '../stream/stream-reads.ts';
 import { qualifyReferences } from './view-references.ts';
 
@@ -103,6 +103,7 @@ export class CatalogResolver implements TableResolver {
       database: def.db,
       name,
       engineSql: historicalSource(def),
+      streamKey: streamKey(def.db, def.name),
       columns,
       // The latest-per-key subquery lists _tp_sn explicitly; `*` must not show it.
       ...(kv ? { hiddenColumns: ['_tp_sn'] } : {}),

@@ -30,6 +30,13 @@ export class DerivedRanges implements CommittedRanges {
     return () => set?.delete(listener);
   }
 
+  read<T>(keys: readonly string[], work: () => Promise<T>): Promise<T> {
+    return this.base.read(
+      keys.filter((k) => !DerivedRanges.isDerivedKey(k)),
+      work,
+    );
+  }
+
   /** The nested query committed rows up to `toSn` into the derived table `key`. */
   publish(key: string, toSn: number): void {
     this.committed.set(key, toSn);

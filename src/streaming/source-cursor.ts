@@ -6,6 +6,11 @@ export interface CommittedRanges {
   committedSn(key: string): number;
   /** Call `listener` with the new last committed sn after every commit; answers the unsubscribe. */
   subscribe(key: string, listener: (toSn: number) => void): () => void;
+  /**
+   * Run `work`, engine reads of the streams `keys`, while none of their Buffers is being flushed
+   * (a read overlapping a flush can miss rows; src/stream/flush-lock.ts). Unknown keys are ignored.
+   */
+  read<T>(keys: readonly string[], work: () => Promise<T>): Promise<T>;
 }
 
 /**

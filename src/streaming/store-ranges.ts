@@ -6,7 +6,7 @@ function split(key: string): [string, string] {
   return [key.slice(0, dot), key.slice(dot + 1)];
 }
 
-/** The stream store's committed positions and notifications, keyed `db.name`, for the executor. */
+/** The stream store's committed positions, notifications and read locks, keyed `db.name`, for the executor. */
 export function storeRanges(streams: StreamStore): CommittedRanges {
   return {
     committedSn: (key) => {
@@ -17,5 +17,6 @@ export function storeRanges(streams: StreamStore): CommittedRanges {
       const [db, name] = split(key);
       return streams.subscribe(db, name, (range) => listener(range.toSn));
     },
+    read: (keys, work) => streams.read(keys, work),
   };
 }

@@ -1,5 +1,6 @@
 import { isLosslessNumber, parse, stringify } from 'lossless-json';
 import type { Engine } from '../engine/engine.ts';
+import { guardedEngine } from '../engine/guarded-engine.ts';
 import { quoteIdent, quoteString } from '../engine/settings-clause.ts';
 import type { RowsPlan } from '../queries/execution.ts';
 import type { QueryAnalysis, ResultColumn } from '../queries/query-types.ts';
@@ -53,12 +54,21 @@ export class StreamingExecution implements RowsPlan {
   /** Last emitted row per group, for EMIT CHANGELOG retractions. */
   private readonly lastEmitted = new Map<string, unknown[]>();
 
+  /** The engine, each statement holding the flush locks of the streams this query reads. */
+  private readonly engine: Engine;
+
   constructor(
-    private readonly engine: Engine,
+    private readonly rawEngine: Engine,
     private readonly ranges: CommittedRanges,
     readonly program: StreamingProgram,
     readonly analysis: QueryAnalysis,
+    /** Streams read other than the sources (e.g. `table(s)` joined in). */
+    private readonly alsoReads: readonly string[] = [],
   ) {
+    const keys = [...new Set([...program.sources.map((s) => s.key), ...alsoReads])].filter(
+      (k) => !DerivedRanges.isDerivedKey(k),
+    );
+    this.engine = keys.length > 0 ? guardedEngine(rawEngine, (work) => ranges.read(keys, work)) : rawEngine;
     this.header = program.header;
     this.wide = wideIntegerColumns(program.header);
     const w = program.aggregation?.window;
@@ -90,7 +100,13 @@ export class StreamingExecution implements RowsPlan {
       // Nested queries run alongside, each writing into its derived table.
       for (const child of p.children) {
         await this.engine.query(child.createTable);
-        const execution = new StreamingExecution(this.engine, this.ranges, child.program, this.analysis);
+        const execution = new StreamingExecution(
+          this.rawEngine,
+          this.ranges,
+          child.program,
+          this.analysis,
+          this.alsoReads,
+        );
         const into = this.derivedSink(child.source.table, child.source.key, child.program.header, ranges);
         children.push(
           execution.run(into, childAbort.signal).catch((e: unknown) => {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
-import { Tributary } from '../../src/cli/tributary.ts';
+import { Tributary, type Tuning } from '../../src/cli/tributary.ts';
 import { type Config, DEFAULTS } from '../../src/config/config.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 
@@ -40,7 +40,7 @@ export function authHeader(c: Credentials): Record<string, string> {
 
 /** Start Tributary in-process on a fresh (or given) data directory with a known admin password. */
 export async function startHarness(
-  options: { dataDir?: string; config?: Partial<Config> } = {},
+  options: { dataDir?: string; config?: Partial<Config>; tuning?: Tuning } = {},
 ): Promise<Harness> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'tributary-test-')));
   const config: Config = {
@@ -52,7 +52,7 @@ export async function startHarness(
     logLevel: 'silent',
     ...options.config,
   };
-  const trb = await Tributary.open(config, silentLogger());
+  const trb = await Tributary.open(config, silentLogger(), options.tuning);
   const harness: Harness = {
     trb,
     dataDir,

@@ -32,8 +32,8 @@ export class StreamingApi {
     readonly base: string,
   ) {}
 
-  static async open(): Promise<StreamingApi> {
-    const h = await startHarness();
+  static async open(options: Parameters<typeof startHarness>[0] = {}): Promise<StreamingApi> {
+    const h = await startHarness(options);
     const base = `${await h.trb.listen()}/default/api`;
     return new StreamingApi(h, base);
   }

@@ -1,11 +1,12 @@
 import { isLosslessNumber, parse } from 'lossless-json';
 import type { Engine } from '../../engine/engine.ts';
+import { guardedEngine } from '../../engine/guarded-engine.ts';
 import { quoteString } from '../../engine/settings-clause.ts';
 import { err } from '../../errors/tributary-error.ts';
 import { isStreamingQuery } from '../../sql/analyzer/streaming.ts';
 import type { Expr } from '../../sql/ast/expression.ts';
 import type { InsertStatement } from '../../sql/ast/statement.ts';
-import type { TableResolver } from '../../sql/translator/resolver.ts';
+import { recordingResolver, type TableResolver } from '../../sql/translator/resolver.ts';
 import { translateExpression, translateQuery } from '../../sql/translator/translate.ts';
 import type { StreamDefinition } from '../../stream/stream-definition.ts';
 import type { StreamStore } from '../../stream/stream-store.ts';
@@ -119,9 +120,13 @@ export function insertHandler(deps: InsertDeps): StatementHandler<InsertStatemen
               'INSERT ... SELECT from a stream runs forever; use a materialized view, or read table(<stream>)',
           });
         }
-        const sql = translateQuery(s.query, { resolver: deps.resolver, protonColumnNames: false });
+        const reads = new Set<string>();
+        const resolver = recordingResolver(deps.resolver, reads);
+        const sql = translateQuery(s.query, { resolver, protonColumnNames: false });
+        // The read holds the flush locks of the streams it reads (writing needs none of them).
+        const engine = guardedEngine(deps.engine, (work) => deps.streams.read(reads, work));
         let batch: unknown[][] = [];
-        for await (const chunk of deps.engine.stream(sql, { lane: 'user', signal })) {
+        for await (const chunk of engine.stream(sql, { lane: 'user', signal })) {
           for (const line of chunk.text().split('\n')) {
             if (!line) continue;
             batch.push(fromEngineRow(line));

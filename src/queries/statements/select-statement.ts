@@ -1,8 +1,9 @@
 import type { Engine } from '../../engine/engine.ts';
+import { guardedEngine } from '../../engine/guarded-engine.ts';
 import { analyze, fillResultTypes } from '../../sql/analyzer/analyze.ts';
 import { isStreamingQuery } from '../../sql/analyzer/streaming.ts';
 import type { Query } from '../../sql/ast/query.ts';
-import type { TableResolver } from '../../sql/translator/resolver.ts';
+import { recordingResolver, type TableResolver } from '../../sql/translator/resolver.ts';
 import { translate, translateQuery } from '../../sql/translator/translate.ts';
 import { toProtonType } from '../../sql/types/proton-types.ts';
 import type { CommittedRanges } from '../../streaming/source-cursor.ts';
@@ -52,18 +53,23 @@ export function selectHandler(deps: SelectDeps): StatementHandler<Query> {
         ? false
         : options.type === 'streaming' || isStreamingQuery(query, deps.resolver);
     const analysis: QueryAnalysis = analyze(sql, deps.resolver);
+    // The streams the query reads, as translation resolves them; every engine statement of the
+    // query holds their flush locks.
+    const reads = new Set<string>();
+    const resolver = recordingResolver(deps.resolver, reads);
+    const engine = guardedEngine(deps.engine, (work) => deps.ranges.read([...reads], work));
     if (!streaming) {
       if (query.kind === 'Select') {
         for (const w of windowFunctionsIn(query)) {
-          await checkWindowTime(deps.engine, w, windowTimeColumn(w), query.with, (q) =>
-            translateQuery(q, { resolver: deps.resolver }),
+          await checkWindowTime(engine, w, windowTimeColumn(w), query.with, (q) =>
+            translateQuery(q, { resolver }),
           );
         }
       }
-      const engineSql = translate(query, { resolver: deps.resolver });
+      const engineSql = translate(query, { resolver });
       const header = await describeEngineSql(deps.engine, engineSql);
       return new HistoricalExecution(
-        deps.engine,
+        engine,
         engineSql,
         header,
         fillResultTypes(analysis, header),
@@ -72,12 +78,16 @@ export function selectHandler(deps: SelectDeps): StatementHandler<Query> {
     }
     const program = await planStreamingQuery(query, {
       ...deps,
-      engine: deps.engine,
+      resolver,
+      engine,
       committedSn: (k) => deps.ranges.committedSn(k),
     });
-    return new StreamingExecution(deps.engine, deps.ranges, program, {
-      ...fillResultTypes(analysis, program.header),
-      is_streaming: true,
-    });
+    return new StreamingExecution(
+      deps.engine,
+      deps.ranges,
+      program,
+      { ...fillResultTypes(analysis, program.header), is_streaming: true },
+      [...reads],
+    );
   };
 }

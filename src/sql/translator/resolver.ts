@@ -54,6 +54,26 @@ export interface ResolvedTable {
   readonly viewQuery?: Query;
   /** True when the data is bounded even in a streaming query (e.g. a view defined over table()). */
   readonly bounded?: boolean;
+  /**
+   * The stream (`db.name`) whose tables `engineSql` reads, if any: whoever runs the translated SQL
+   * holds that stream's read lock (see `recordingResolver`).
+   */
+  readonly streamKey?: string;
+}
+
+/**
+ * `resolver`, noting in `streams` the `streamKey` of every table it resolves (views' inner
+ * references included, as the translator expands them): the streams a translated query reads.
+ */
+export function recordingResolver(resolver: TableResolver, streams: Set<string>): TableResolver {
+  return {
+    resolve(db, name) {
+      const r = resolver.resolve(db, name);
+      if (r?.streamKey) streams.add(r.streamKey);
+      return r;
+    },
+    ...(resolver.resolveFunction ? { resolveFunction: (n: string) => resolver.resolveFunction?.(n) } : {}),
+  };
 }
 
 /** A resolver over a fixed map `db.name` / `name` -> table; handy in tests and tools. */
