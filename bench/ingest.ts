@@ -155,18 +155,37 @@ export default async function main(args: string[] = []): Promise<void> {
     console.log(
       `server on ${address}; HTTP load from a worker thread (keep-alive); ${availableCores()} cores`,
     );
-    console.log(`  ${'case'.padEnd(58)} ${'rows/s'.padStart(11)}  vs raw  peak RSS  CPU`);
+    console.log(
+      `  ${'case'.padEnd(58)} ${'rows/s'.padStart(11)}  vs raw   vs same  peak RSS  CPU`,
+    );
     let offset = 0;
     for (const n of batches) {
       const rows = makeRows(n, offset);
       offset += n;
-      const payload = Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n'));
-      const raw: Case = {
-        label: `raw chDB insert, JSONCompactEachRow -> MergeTree, ${n} rows`,
-        rates: [],
-        peakRss: 0,
-        cores: [],
-      };
+      // Baselines: the same rows, already encoded, inserted straight into a MergeTree: as
+      // JSONCompactEachRow (what a compact body carries) and as JSONEachRow (the NDJSON body itself).
+      const baselines = [
+        {
+          format: 'JSONCompactEachRow',
+          payload: Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n')),
+          case: {
+            label: `raw chDB insert, JSONCompactEachRow -> MergeTree, ${n} rows`,
+            rates: [],
+            peakRss: 0,
+            cores: [],
+          } as Case,
+        },
+        {
+          format: 'JSONEachRow',
+          payload: ndjsonBody(rows),
+          case: {
+            label: `raw chDB insert, JSONEachRow -> MergeTree, ${n} rows`,
+            rates: [],
+            peakRss: 0,
+            cores: [],
+          } as Case,
+        },
+      ] as const;
       const http: Case[] = [];
       const bodies = [
         ['compact', 'application/json', compactBody(rows)],
@@ -183,23 +202,24 @@ export default async function main(args: string[] = []): Promise<void> {
         }
       }
       for (let round = 0; round < rounds; round++) {
-        // Baseline: the same rows, already encoded, inserted straight into a MergeTree.
-        await engine.query('TRUNCATE TABLE default.raw_baseline');
-        rss.reset();
-        let inserted = 0;
-        const cpu = process.cpuUsage();
-        const t0 = performance.now();
-        while (performance.now() - t0 < seconds * 1000) {
-          await engine.insert('default.raw_baseline', payload, {
-            format: 'JSONCompactEachRow',
-            columns: COLUMNS,
-          });
-          inserted += n;
+        for (const b of baselines) {
+          await engine.query('TRUNCATE TABLE default.raw_baseline');
+          rss.reset();
+          let inserted = 0;
+          const cpu = process.cpuUsage();
+          const t0 = performance.now();
+          while (performance.now() - t0 < seconds * 1000) {
+            await engine.insert('default.raw_baseline', b.payload, {
+              format: b.format,
+              ...(b.format === 'JSONCompactEachRow' ? { columns: COLUMNS } : {}),
+            });
+            inserted += n;
+          }
+          const ms = performance.now() - t0;
+          b.case.rates.push((inserted * 1000) / ms);
+          b.case.cores.push(coresSince(cpu, ms));
+          b.case.peakRss = Math.max(b.case.peakRss, rss.peak);
         }
-        const ms = performance.now() - t0;
-        raw.rates.push((inserted * 1000) / ms);
-        raw.cores.push(coresSince(cpu, ms));
-        raw.peakRss = Math.max(raw.peakRss, rss.peak);
         let k = 0;
         for (const [format, contentType, body] of bodies) {
           for (const concurrency of concurrencies) {
@@ -241,14 +261,23 @@ export default async function main(args: string[] = []): Promise<void> {
           }
         }
       }
-      const rawRate = median(raw.rates);
-      const line = (c: Case, ratio: string) =>
+      const compactRaw = median(baselines[0].case.rates);
+      const sameFormatRaw = [compactRaw, median(baselines[1].case.rates)];
+      const pct = (a: number, b: number) => `${((a / b) * 100).toFixed(0)}%`;
+      const line = (c: Case, ratio: string, ratioSame: string) =>
         console.log(
-          `  ${c.label.padEnd(58)} ${fmt(median(c.rates))}  ${ratio.padStart(6)}  ${mb(c.peakRss).padStart(7)}  ${median(c.cores).toFixed(2)}`,
+          `  ${c.label.padEnd(58)} ${fmt(median(c.rates))}  ${ratio.padStart(6)}  ${ratioSame.padStart(9)}  ${mb(c.peakRss).padStart(7)}  ${median(c.cores).toFixed(2)}`,
         );
-      line(raw, '-');
-      for (const c of http) line(c, `${((median(c.rates) / rawRate) * 100).toFixed(0)}%`);
-      console.log(`    (per round, rows/s: raw ${raw.rates.map((r) => Math.round(r)).join(' / ')})`);
+      for (const b of baselines) line(b.case, '-', '-');
+      http.forEach((c, i) => {
+        const rate = median(c.rates);
+        const same = sameFormatRaw[Math.floor(i / concurrencies.length)] as number;
+        line(c, pct(rate, compactRaw), pct(rate, same));
+      });
+      for (const b of baselines)
+        console.log(
+          `    (per round, rows/s, ${b.format}: ${b.case.rates.map((r) => Math.round(r)).join(' / ')})`,
+        );
     }
     console.log(`  peak RSS of the whole run: ${mb(process.resourceUsage().maxRSS * 1024)}`);
   } finally {
