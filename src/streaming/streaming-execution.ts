@@ -192,7 +192,7 @@ export class StreamingExecution implements RowsPlan {
 
   /** Drop the derived tables of nested queries (also for a plan that never ran). */
   async dispose(): Promise<void> {
-    await dropDerivedTables(this.engine, this.program);
+    await dropQueryTables(this.engine, this.program);
   }
 
   /** Where a nested query's rows go: its derived table, each row with the next sequence number. */
@@ -255,6 +255,7 @@ export class StreamingExecution implements RowsPlan {
     }
     this.progressStats.scannedRows += rows;
     const p = this.program;
+    await this.admitDedupKeys(values);
     if (p.tail) {
       const carries = p.lags ? this.carryValues(p.lags.depths) : {};
       const sql = p.tail.fill({ ...values, ...carries, [P.emitVersion]: this.emitVersion });
@@ -268,6 +269,19 @@ export class StreamingExecution implements RowsPlan {
     }
     for (const c of cursors) c.after = values[P.hi(c.source.index)] ?? c.after;
     return rows > 0;
+  }
+
+  private dedupSteps = 0;
+
+  /** dedup(): record the range's new keys before the step reads it; prune the kept keys now and then. */
+  private async admitDedupKeys(values: Record<string, number>): Promise<void> {
+    const dedups = this.program.dedups ?? [];
+    if (dedups.length === 0) return;
+    const prune = ++this.dedupSteps % COMPACT_EVERY === 0;
+    for (const d of dedups) {
+      if (prune) await this.timed('DedupPrune', () => this.engine.query(d.prune));
+      await this.timed('Dedup', () => this.engine.query(d.admit.fill(values)));
+    }
   }
 
   /** Next emit version per substream (emit_version() of windows and substreams). */
@@ -548,9 +562,12 @@ export class StreamingExecution implements RowsPlan {
   }
 }
 
-async function dropDerivedTables(engine: Engine, program: StreamingProgram): Promise<void> {
+async function dropQueryTables(engine: Engine, program: StreamingProgram): Promise<void> {
+  for (const d of program.dedups ?? []) {
+    await engine.query(`DROP TABLE IF EXISTS ${d.table}`).catch(() => undefined);
+  }
   for (const child of program.children) {
     await engine.query(`DROP TABLE IF EXISTS ${child.source.table}`).catch(() => undefined);
-    await dropDerivedTables(engine, child.program);
+    await dropQueryTables(engine, child.program);
   }
 }

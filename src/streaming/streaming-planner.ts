@@ -20,6 +20,7 @@ import { splitWindowArgs } from '../sql/translator/window-sources.ts';
 import { toClickHouseType, toProtonType } from '../sql/types/proton-types.ts';
 import { rangeSource } from '../stream/stream-reads.ts';
 import { STATE_TABLE, splitAggregation } from './aggregate-split.ts';
+import { DedupStates } from './dedup-state.ts';
 import { applyEmitLast } from './emit-last.ts';
 import { type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
 import { carryLiteral, carryMarker, rewriteLags } from './lag-rewrite.ts';
@@ -210,8 +211,11 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
   const rangeSql = (s: BoundSource) =>
     `(SELECT *, _tp_sn FROM ${s.kind === 'stream' ? rangeSource(s.definition) : s.table} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}${ordered ? ' ORDER BY _tp_sn' : ''})`;
   const resolver: TableResolver = binder.resolver(rangeSql);
+  // dedup() over a range read keeps its keys across steps (dedup-state.ts).
+  const dedups = new DedupStates();
+  const streamingDedup = dedups.hook((sql) => /__TRB_LO_\d+__/.test(sql));
   const translate = (q: SelectQuery, r: TableResolver = resolver) =>
-    translateQuery(q, { resolver: r, streamingFunction });
+    translateQuery(q, { resolver: r, streamingFunction, streamingDedup });
 
   if (shape === 'tail') {
     const lags = rewriteLags(select);
@@ -219,6 +223,7 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
     const noCarry = Object.fromEntries(
       (lags?.values ?? []).map((v, i) => [carryMarker(i), carryLiteral([], v.depth)]),
     );
+    await dedups.create(ctx.engine);
     let header = await describe(
       ctx.engine,
       tail.fill({ ...EMPTY_RANGES(sources), ...noCarry, [P.emitVersion]: 0 }),
@@ -236,6 +241,7 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
       header,
       tail,
       children,
+      dedups: dedups.programs,
       ...(lags
         ? { lags: { carry: new SqlTemplate(translate(lags.carry)), depths: lags.values.map((v) => v.depth) } }
         : {}),
@@ -253,13 +259,15 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
     const session = planSession(
       select,
       wf,
-      (q, r = resolver) => translateQuery(q, { resolver: r, streamingFunction: sessionFunction }),
+      (q, r = resolver) =>
+        translateQuery(q, { resolver: r, streamingFunction: sessionFunction, streamingDedup }),
       (e) => translateExpression(e, { resolver, streamingFunction }),
       resolver,
     );
     const empty = sessionRowsSql(session, session.sourceRows.fill(EMPTY_RANGES(sources)), [
       { id: 0, start: 0, end: 0, sns: [-1] },
     ]);
+    await dedups.create(ctx.engine);
     const header = await describe(
       ctx.engine,
       session.emit.fill({ ...EMPTY_RANGES(sources), [SESSION_ROWS]: empty, [P.emitVersion]: 0 }),
@@ -273,6 +281,7 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
       header,
       session,
       children,
+      dedups: dedups.programs,
       ...(limit !== undefined ? { limit } : {}),
     };
   }
@@ -292,7 +301,13 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
     exprs.length
       ? call('to_string', call('city_hash64', ...exprs))
       : { kind: 'String', value: '', span: NO_SPAN };
-  if (win) await checkWindowTime(ctx.engine, wf as TableFunctionRef, win.time, select.with, translate);
+  if (win) {
+    await checkWindowTime(ctx.engine, wf as TableFunctionRef, win.time, select.with, async (q) => {
+      const sql = translate(q);
+      await dedups.create(ctx.engine);
+      return sql;
+    });
+  }
   const foldWhere = andAll([
     ...conjuncts(split.fold.where),
     ...(timeNs
@@ -364,6 +379,7 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
     }),
   );
   const noVersions = { [P.versionKeys]: "['']", [P.versionBases]: '[toUInt64(0)]' };
+  await dedups.create(ctx.engine);
   let header = await describe(
     ctx.engine,
     emitSql.fill({ __TRB_STATE__: `(${emptyFold})`, [P.emitFilter]: 1, [P.emitVersion]: 0, ...noVersions }),
@@ -448,6 +464,7 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
     header,
     aggregation,
     children,
+    dedups: dedups.programs,
     ...(limit !== undefined ? { limit } : {}),
     ...(changelog ? { changelog } : {}),
   };

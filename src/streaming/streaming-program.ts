@@ -1,5 +1,6 @@
 import type { ResultColumn } from '../queries/query-types.ts';
 import type { AggregateSplit } from './aggregate-split.ts';
+import type { DedupProgram } from './dedup-state.ts';
 import type { EmitPolicy } from './emit-policy.ts';
 import type { SessionProgram } from './session-planner.ts';
 import type { SqlTemplate } from './sql-template.ts';
@@ -32,6 +33,8 @@ export interface StreamingProgram {
   readonly changelog?: { readonly deltaIndex: number };
   /** Nested streaming queries whose output this query reads (derived sources). */
   readonly children: readonly ChildProgram[];
+  /** dedup() calls over range reads: their key tables are kept before each step. */
+  readonly dedups?: readonly DedupProgram[];
 }
 
 /** A nested streaming query and the engine table its output goes to. */

@@ -83,18 +83,19 @@ export async function checkWindowTime(
   w: TableFunctionRef,
   time: Expr,
   withItems: readonly WithItem[] | undefined,
-  translate: (q: SelectQuery) => string,
+  translate: (q: SelectQuery) => string | Promise<string>,
 ): Promise<void> {
   const intervals = windowIntervals(w);
   if (intervals.length === 0) return;
-  const sql = translate({
+  const translated = await translate({
     kind: 'Select',
     distinct: false,
     ...(withItems ? { with: withItems } : {}),
     columns: [{ kind: 'Alias', expr: time, alias: '__time', span: NO_SPAN }],
     from: windowSourceItem(w),
     span: NO_SPAN,
-  }).replace(/__TRB_[A-Z0-9_]+?__/g, '0');
+  });
+  const sql = translated.replace(/__TRB_[A-Z0-9_]+?__/g, '0');
   const r = await engine.query(`DESCRIBE (${sql})`, { format: 'JSONCompactEachRow' });
   const [, type] = JSON.parse(r.text().split('\n')[0] ?? '[]') as [string, string];
   validateWindowTimeType(w.name.toLowerCase(), type ?? '', intervals);

@@ -27,6 +27,22 @@ export interface TranslateOptions {
   readonly streamingFunction?: (call: FunctionCall, translate: (e: Expr) => string) => string;
   /** Alias computed select items with their Proton column names (default true). */
   readonly protonColumnNames?: boolean;
+  /**
+   * `dedup(s, keys...[, ttl][, limit])` in a streaming query: the planner keeps the keys seen
+   * across steps and answers the FROM text (undefined: the historical form). Without a hook,
+   * dedup keeps the first row per key of what it reads.
+   */
+  readonly streamingDedup?: (dedup: DedupCall) => string | undefined;
+}
+
+/** A dedup() call as the streaming planner needs it: source, translated keys, TTL and limit. */
+export interface DedupCall {
+  readonly source: { readonly sql: string; readonly star: string };
+  readonly keys: readonly string[];
+  /** The interval argument (keys expire this long after they were first seen), if given. */
+  readonly ttl?: Expr;
+  /** The trailing integer argument (at most this many keys are kept), if given. */
+  readonly limit?: number;
 }
 
 /** Operator forms that get parentheses whenever they are an operand, so the engine's own precedence never matters. */
@@ -436,7 +452,17 @@ export class ClickHousePrinter extends StatementPrinter {
           const keys = rest.filter((k) => k.kind !== 'Interval' && k.kind !== 'Number');
           if (!keys.length) throw err('BAD_ARGUMENTS', { detail: 'dedup() needs at least one key column' });
           const src = this.sourceArg(source, layout);
-          return dedupSql({ source: src.sql, star: src.star }, keys.map(x));
+          const ttl = rest.find((k) => k.kind === 'Interval');
+          const last = rest.at(-1);
+          const call: DedupCall = {
+            source: src,
+            keys: keys.map(x),
+            ...(ttl ? { ttl } : {}),
+            ...(last?.kind === 'Number' && rest.length > keys.length ? { limit: Number(last.text) } : {}),
+          };
+          return (
+            this.options.streamingDedup?.(call) ?? dedupSql({ source: src.sql, star: src.star }, call.keys)
+          );
         }
         case 'session':
           throw err('NOT_IMPLEMENTED', {

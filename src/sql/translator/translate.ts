@@ -9,7 +9,7 @@ import { ClickHousePrinter, type TranslateOptions } from './clickhouse-printer.t
 import { isProtonQuerySetting } from './proton-settings.ts';
 import type { TableResolver } from './resolver.ts';
 
-export type { TranslateOptions } from './clickhouse-printer.ts';
+export type { DedupCall, TranslateOptions } from './clickhouse-printer.ts';
 
 const ONE_LINE = new Layout(false);
 
