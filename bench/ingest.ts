@@ -155,9 +155,7 @@ export default async function main(args: string[] = []): Promise<void> {
     console.log(
       `server on ${address}; HTTP load from a worker thread (keep-alive); ${availableCores()} cores`,
     );
-    console.log(
-      `  ${'case'.padEnd(58)} ${'rows/s'.padStart(11)}  vs raw   vs same  peak RSS  CPU`,
-    );
+    console.log(`  ${'case'.padEnd(58)} ${'rows/s'.padStart(11)}  vs raw   vs same  peak RSS  CPU`);
     let offset = 0;
     for (const n of batches) {
       const rows = makeRows(n, offset);
