@@ -199,8 +199,12 @@ function stateCall(call: FunctionCall): FunctionCall {
 function mergeCall(call: FunctionCall, index: number): FunctionCall {
   const c = normalizeAggregate(call);
   const mapped = mapFunctionCall(c);
-  const dataArgs = mapped.kind === 'call' && !c.params ? mapped.call.args.length : c.args.length;
-  const trailing = c.args.slice(dataArgs);
+  const lower = c.name.toLowerCase();
+  // min_k/max_k(x, k, context...): the merge needs k only (the state holds x with its context).
+  const trailing =
+    lower === 'min_k' || lower === 'max_k'
+      ? c.args.slice(1, 2)
+      : c.args.slice(mapped.kind === 'call' && !c.params ? dataArgCount(mapped.call) : c.args.length);
   return {
     kind: 'Function',
     name: `${c.name}_merge`,
@@ -209,6 +213,15 @@ function mergeCall(call: FunctionCall, index: number): FunctionCall {
     ...(c.params ? { params: c.params } : {}),
     span: NO_SPAN,
   };
+}
+
+/** Data arguments of a mapped aggregate (the inner aggregate's when the mapping wraps it). */
+function dataArgCount(call: FunctionCall): number {
+  if (call.name === 'arrayMap') {
+    const inner = call.args[1];
+    if (inner?.kind === 'Function') return inner.args.length;
+  }
+  return call.args.length;
 }
 
 /**

@@ -111,7 +111,11 @@ describe('Proton -> ClickHouse', () => {
     assert.equal(mapped('p95_if(x, c)'), 'quantileIf(0.95)(x, c)');
     assert.equal(mapped('p99(x)'), 'quantile(0.99)(x)');
     assert.equal(mapped('top_k(x, 5)'), 'topK(5)(x)');
-    assert.equal(mapped('top_k(x, 5, true, 30)'), "topK(5, 30, 'counts')(x)");
+    assert.equal(
+      mapped('top_k(x, 5, true, 30)'),
+      "arrayMap(__t -> tuple(tupleElement(__t, 1), tupleElement(__t, 2)), topK(5, 30, 'counts')(x))",
+    );
+    assert.equal(mapped('top_k_state(x, 5, true)'), "topKState(5, 3, 'counts')(x)");
     assert.equal(mapped('top_k(x, 5, false)'), 'topK(5)(x)');
     assert.equal(mapped('top_k_weighted(x, w, 3)'), 'topKWeighted(3)(x, w)');
     assert.equal(mapped('min_k(x, 3)'), 'groupArraySorted(3)(x)');

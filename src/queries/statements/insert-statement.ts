@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { isLosslessNumber, parse } from 'lossless-json';
 import type { Engine } from '../../engine/engine.ts';
 import { guardedEngine } from '../../engine/guarded-engine.ts';
-import { quoteString } from '../../engine/settings-clause.ts';
+import { quoteIdent } from '../../engine/settings-clause.ts';
 import { err } from '../../errors/tributary-error.ts';
 import { isStreamingQuery } from '../../sql/analyzer/streaming.ts';
 import type { Expr } from '../../sql/ast/expression.ts';
@@ -10,6 +11,7 @@ import { recordingResolver, type TableResolver } from '../../sql/translator/reso
 import { translateExpression, translateQuery } from '../../sql/translator/translate.ts';
 import type { StreamDefinition } from '../../stream/stream-definition.ts';
 import type { StreamStore } from '../../stream/stream-store.ts';
+import { STATE_DB } from '../../streaming/state-table.ts';
 import type { StatementHandler } from '../statement-handler.ts';
 import { statementPlan } from '../static-rows.ts';
 
@@ -22,48 +24,6 @@ export interface InsertDeps {
 
 /** Rows of INSERT ... SELECT go to the stream in batches of this many. */
 const SELECT_BATCH_ROWS = 65_536;
-
-/** A literal as a JSON value, or undefined when the expression needs the engine to evaluate it. */
-function literal(e: Expr): unknown {
-  switch (e.kind) {
-    case 'Number': {
-      const n = Number(e.text);
-      if (!Number.isFinite(n) && !/^(inf|nan)$/i.test(e.text)) return undefined;
-      if (/^\d+$/.test(e.text) && !Number.isSafeInteger(n)) return e.text;
-      return /^(inf|nan)$/i.test(e.text) ? e.text.toLowerCase() : n;
-    }
-    case 'Unary':
-      if (e.op === '-' && e.operand.kind === 'Number') {
-        const v = literal(e.operand);
-        if (typeof v === 'number') return -v;
-        if (typeof v === 'string') return v === 'inf' ? '-inf' : `-${v}`;
-      }
-      return undefined;
-    case 'String':
-      return e.value;
-    case 'Null':
-      return null;
-    case 'Bool':
-      return e.value;
-    case 'Array':
-    case 'Tuple': {
-      const items = e.elements.map(literal);
-      return items.some((x) => x === undefined) ? undefined : items;
-    }
-    case 'Map': {
-      const out: Record<string, unknown> = {};
-      for (const { key, value } of e.entries) {
-        const k = literal(key);
-        const v = literal(value);
-        if (k === undefined || v === undefined) return undefined;
-        out[String(k)] = v;
-      }
-      return out;
-    }
-    default:
-      return undefined;
-  }
-}
 
 /** Values parsed from engine JSON, keeping 64-bit integers exact (as strings when past 2^53). */
 function fromEngineRow(line: string): unknown[] {
@@ -151,7 +111,12 @@ export function insertHandler(deps: InsertDeps): StatementHandler<InsertStatemen
   };
 }
 
-/** VALUES rows as JSON values: literals directly, anything else evaluated by the engine. */
+/**
+ * VALUES rows as JSON values, read by the engine exactly as its own `INSERT ... VALUES` reads them
+ * (expressions evaluated, integers converted as ClickHouse and Proton do, wrapping when out of
+ * range): the rows go into a scratch table with the target columns' types and come back as JSON
+ * for the ingest path.
+ */
 async function evaluateValues(
   deps: InsertDeps,
   def: StreamDefinition,
@@ -165,15 +130,24 @@ async function evaluateValues(
       });
     }
   }
-  const rows = values.map((row) => row.map(literal));
-  if (rows.every((r) => r.every((v) => v !== undefined))) return rows;
   const types = columns.map((c) => {
     const col = def.columns.find((x) => x.name === c);
     if (!col) throw err('INGEST_UNKNOWN_COLUMN', { column: c, stream: def.name });
-    return `${c.replaceAll("'", '')} ${col.engineType}`;
+    return `${quoteIdent(c)} ${col.engineType}`;
   });
+  const scratch = `${quoteIdent(STATE_DB)}.${quoteIdent(`insert_${randomUUID().replaceAll('-', '')}`)}`;
   const tuples = values.map((row) => `(${row.map((e) => translateExpression(e)).join(', ')})`);
-  const sql = `SELECT * FROM values(${quoteString(types.join(', '))}, ${tuples.join(', ')})`;
-  const text = (await deps.engine.query(sql)).text();
-  return text.split('\n').filter(Boolean).map(fromEngineRow);
+  try {
+    const text = (
+      await deps.engine.query(
+        `CREATE DATABASE IF NOT EXISTS ${quoteIdent(STATE_DB)};\n` +
+          `CREATE TABLE ${scratch} (${types.join(', ')}) ENGINE = Memory;\n` +
+          `INSERT INTO ${scratch} VALUES ${tuples.join(', ')};\n` +
+          `SELECT * FROM ${scratch}`,
+      )
+    ).text();
+    return text.split('\n').filter(Boolean).map(fromEngineRow);
+  } finally {
+    await deps.engine.query(`DROP TABLE IF EXISTS ${scratch}`).catch(() => undefined);
+  }
 }

@@ -98,9 +98,19 @@ function special(lower: string, call: FunctionCall, combinators: string): CallMa
       if (counts || (factor && !lower.includes('exact')))
         params.push(factor && !lower.includes('exact') ? factor : num('3', call));
       if (counts) params.push(str('counts', call));
+      const topK = fn(`${weighted ? 'topKWeighted' : 'topK'}${combinators}`, a.slice(0, lead), call, params);
+      // With counts the engine answers (item, count, error); Proton answers (item, count).
+      const pairs = counts && (plain || combinators === 'Merge' || combinators === 'If');
+      if (!pairs) return { kind: 'call', call: topK, aggregate: true };
+      const t: Expr = { kind: 'Identifier', parts: ['__t'], span: call.span };
+      const pair = fn(
+        'tuple',
+        [fn('tupleElement', [t, num('1', call)], call), fn('tupleElement', [t, num('2', call)], call)],
+        call,
+      );
       return {
         kind: 'call',
-        call: fn(`${weighted ? 'topKWeighted' : 'topK'}${combinators}`, a.slice(0, lead), call, params),
+        call: fn('arrayMap', [{ kind: 'Lambda', params: ['__t'], body: pair, span: call.span }, topK], call),
         aggregate: true,
       };
     }
