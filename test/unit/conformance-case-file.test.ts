@@ -22,8 +22,14 @@ import { mapRestStatement } from '../../scripts/conformance/rest-mapping.ts';
 import { createStreamSql, resetPlan } from '../../scripts/conformance/schema-setup.ts';
 import { killQueryTarget } from '../../scripts/conformance/statement-runner.ts';
 
-const CORPUS = resolve(import.meta.dirname, '../../../shared/conformance/proton-smoke');
-const haveCorpus = existsSync(CORPUS);
+// Beside the repository, as the runner expects it; else where the other corpus tests read it (a
+// clean clone elsewhere, as CI makes one).
+const CORPUS =
+  [
+    resolve(import.meta.dirname, '../../../shared/conformance/proton-smoke'),
+    '/work/shared/conformance/proton-smoke',
+  ].find((dir) => existsSync(dir)) ?? '';
+const haveCorpus = CORPUS !== '';
 
 test('every file of the corpus loads: 76 suites, 873 cases', {
   skip: !haveCorpus && 'corpus not present',
