@@ -95,31 +95,38 @@ export function splitAggregation(select: SelectQuery, options: { window: boolean
     return found >= 0 ? found : aggregates.push(call) - 1;
   };
 
-  const rewrite = (e: Expr, outerAlias: boolean): Expr => {
+  const rewrite = (e: Expr, visible: ReadonlyMap<string, Expr>): Expr => {
     const out = replace(e, (n) => {
       const i = keys.findIndex((k) => sameTree(k, n));
       if (i >= 0) return ident(keyColumns[i] as string);
       if (isAggregateCall(n)) return mergeCall(n, stateOf(n));
       return undefined;
     }) as Expr;
-    checkGrouped(out, keyColumns, outerAlias ? aliases : new Map());
+    checkGrouped(out, keyColumns, visible);
     return out;
   };
 
+  // A select item may name another item's alias (`group_array(x) AS xs, length(xs)`), as the engine
+  // allows; never its own.
+  const othersOf = (own: string): Map<string, Expr> => {
+    const others = new Map(aliases);
+    others.delete(own);
+    return others;
+  };
   const columns = select.columns.map((c): Expr => {
-    if (c.kind === 'Alias') return { ...c, expr: rewrite(c.expr, false) };
+    if (c.kind === 'Alias') return { ...c, expr: rewrite(c.expr, othersOf(c.alias)) };
     if (c.kind === 'Asterisk' || c.kind === 'Columns') {
       throw err('NOT_AN_AGGREGATE', {
         detail: `${protonColumnName(c)} is not under an aggregate function and not in GROUP BY`,
       });
     }
-    const out = rewrite(c, false);
+    const out = rewrite(c, aliases);
     return sameTree(out, c) ? out : alias(out, protonColumnName(c));
   });
-  const having = select.having ? rewrite(select.having, true) : undefined;
-  const orderBy = select.orderBy?.map((o): OrderItem => ({ ...o, expr: rewrite(o.expr, true) }));
+  const having = select.having ? rewrite(select.having, aliases) : undefined;
+  const orderBy = select.orderBy?.map((o): OrderItem => ({ ...o, expr: rewrite(o.expr, aliases) }));
   const limitBy = select.limitBy
-    ? { ...select.limitBy, by: select.limitBy.by.map((b) => rewrite(b, true)) }
+    ? { ...select.limitBy, by: select.limitBy.by.map((b) => rewrite(b, aliases)) }
     : undefined;
 
   const stateColumns = aggregates.map((_, i) => `__a${i}`);

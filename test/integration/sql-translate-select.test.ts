@@ -108,6 +108,15 @@ describe('function names', () => {
     assert.deepEqual(rows, [[[['dev1', 2]]]]);
   });
 
+  test('map_cast: pairs as map(), two arrays (literals, array functions, their aliases) as mapFromArrays', async () => {
+    const rows = await g.check(
+      "select map_cast('a', 1, 'b', 2) as p, map_cast(['x', 'y'], [1, 2]) as l, group_array(id) as ids, " +
+        "map_cast(ids, group_array(value)) as m, map_cast(id, any(value)) as one from table(clicks) where id = 'dev2' group by id",
+      "SELECT map('a', 1, 'b', 2) AS p, mapFromArrays(['x', 'y'], [1, 2]) AS l, groupArray(id) AS ids, mapFromArrays(ids, groupArray(value)) AS m, map(id, any(value)) AS one FROM `default`.`clicks` AS clicks WHERE id = 'dev2' GROUP BY id",
+    );
+    assert.deepEqual(rows, [[{ a: 1, b: 2 }, { x: 1, y: 2 }, ['dev2'], { dev2: 58.3 }, { dev2: 58.3 }]]);
+  });
+
   test('aggregate FILTER (WHERE ..) becomes the If combinator', async () => {
     const rows = await g.check(
       "select max(value) filter (where id = 'dev1') as m from table(clicks)",

@@ -138,6 +138,21 @@ test('LIMIT n ends an aggregation once n rows have been emitted', async () => {
   assert.equal(new Set(q.rows.map((r) => r[0])).size, 3);
 });
 
+test("a select item may use another item's alias; an unaggregated column is still refused", async () => {
+  // 0007_type_and_func_case ids 6-9: aggregates named, then combined by their aliases.
+  await stream('g_alias');
+  const q = await api.start(
+    'SELECT group_array(id) AS ids, group_array(v) AS vs, map_cast(ids, vs) AS m, length(ids) + 1 AS n, ' +
+      "m['b'] AS b FROM (SELECT id, sum(v) AS v FROM g_alias GROUP BY id ORDER BY id) LIMIT 1",
+  );
+  await api.exec("INSERT INTO g_alias (id, v) VALUES ('a', 1), ('b', 2), ('b', 5)");
+  await q.waitForEnd();
+  assert.deepEqual(q.rows, [[['a', 'b'], [1, 7], { a: 1, b: 7 }, 3, 7]]);
+  // An alias is not visible to its own expression, and a plain column stays an error (215).
+  const own = await api.startError('SELECT id AS id, count() FROM g_alias');
+  assert.equal(own.code, 215, JSON.stringify(own));
+});
+
 test('global aggregation refuses watermark emit (only for window functions)', async () => {
   await stream('g_err');
   // §1.6: AFTER WATERMARK on a global aggregation errors (INCORRECT_QUERY, 80).

@@ -14,6 +14,7 @@ import { backtick, Layout, quoteIdentifier, quoteString } from '../printer/sql-t
 import { type DataType, printDataType, TypeSyntaxError } from '../types/data-type.ts';
 import { PROTON_TYPE_NAMES, toClickHouseType, UnknownTypeError } from '../types/proton-types.ts';
 import { protonColumnName } from './column-names.ts';
+import { isArrayOrMap, type MapCastScope } from './map-cast.ts';
 import { isProtonQuerySetting } from './proton-settings.ts';
 import type { ResolvedTable, TableResolver } from './resolver.ts';
 import { dedupSql, hopSql, splitWindowArgs, tumbleSql, type WindowSql } from './window-sources.ts';
@@ -60,6 +61,12 @@ const CAST_FUNCTIONS = new Set([
 interface Source {
   readonly alias: string;
   readonly hidden: readonly string[];
+  /** Column types by name, when the catalogue knows them. */
+  readonly columns?: ReadonlyMap<string, string>;
+}
+
+function columnTypes(r: ResolvedTable | undefined): { columns?: ReadonlyMap<string, string> } {
+  return r?.columns ? { columns: new Map(r.columns.map((c) => [c.name, c.type])) } : {};
 }
 
 /**
@@ -69,6 +76,8 @@ interface Source {
 export class ClickHousePrinter extends StatementPrinter {
   private readonly cteScopes: Set<string>[] = [];
   private readonly sourceScopes: Source[][] = [];
+  /** Select aliases of the SELECTs being printed, innermost last. */
+  private readonly aliasScopes: Map<string, Expr>[] = [];
   private viewDepth = 0;
 
   constructor(private readonly options: TranslateOptions) {
@@ -134,6 +143,13 @@ export class ClickHousePrinter extends StatementPrinter {
       });
     }
     let call = m.call;
+    if (
+      f.name.toLowerCase() === 'map_cast' &&
+      f.args.length === 2 &&
+      isArrayOrMap(f.args[0] as Expr, this.mapCastScope)
+    ) {
+      call = { ...call, name: 'mapFromArrays' };
+    }
     if (CAST_FUNCTIONS.has(call.name) && call.args[1]?.kind === 'String') {
       const typeArg = call.args[1];
       const type = this.typeString(typeArg.value);
@@ -150,6 +166,34 @@ export class ClickHousePrinter extends StatementPrinter {
       if (e instanceof TypeSyntaxError) return text;
       throw e;
     }
+  }
+
+  /** What map_cast's argument check sees of the SELECTs being printed. */
+  private readonly mapCastScope: MapCastScope = {
+    aliasTarget: (name) => this.aliasTarget(name),
+    columnType: (parts) => this.columnType(parts),
+  };
+
+  /** The expression a select alias names, innermost SELECT first. */
+  private aliasTarget(name: string): Expr | undefined {
+    for (let i = this.aliasScopes.length - 1; i >= 0; i--) {
+      const e = this.aliasScopes[i]?.get(name);
+      if (e) return e;
+    }
+    return undefined;
+  }
+
+  /** The type of `[source.]column` among the current SELECT's sources, when known. */
+  private columnType(parts: readonly string[]): string | undefined {
+    const sources = this.sourceScopes[this.sourceScopes.length - 1] ?? [];
+    const column = parts[parts.length - 1] as string;
+    const qualifier = parts.length > 1 ? parts[parts.length - 2] : undefined;
+    for (const s of sources) {
+      if (qualifier !== undefined && s.alias !== qualifier) continue;
+      const type = s.columns?.get(column);
+      if (type) return type;
+    }
+    return undefined;
   }
 
   /** `*` of a source with hidden storage columns (e.g. `_tp_sn`) becomes `* EXCEPT (...)`. */
@@ -182,6 +226,9 @@ export class ClickHousePrinter extends StatementPrinter {
     const ctes = new Set(q.with?.filter((w) => w.kind === 'Cte').map((w) => w.name) ?? []);
     this.cteScopes.push(ctes);
     this.sourceScopes.push(q.from ? this.sourcesOf(q.from) : []);
+    const aliases = new Map<string, Expr>();
+    for (const c of q.columns) if (c.kind === 'Alias') aliases.set(c.alias, c.expr);
+    this.aliasScopes.push(aliases);
     try {
       const settings = q.settings?.filter((s) => !isProtonQuerySetting(s.name));
       // FORMAT is the caller's business (the engine call takes the output format as an option).
@@ -191,6 +238,7 @@ export class ClickHousePrinter extends StatementPrinter {
     } finally {
       this.cteScopes.pop();
       this.sourceScopes.pop();
+      this.aliasScopes.pop();
     }
   }
 
@@ -237,7 +285,7 @@ export class ClickHousePrinter extends StatementPrinter {
         const alias = item.alias ?? item.name;
         if (item.database === undefined && this.inCte(item.name)) return [{ alias, hidden: [] }];
         const r = this.options.resolver.resolve(item.database, item.name);
-        return [{ alias, hidden: r?.kind === 'view' ? [] : (r?.hiddenColumns ?? []) }];
+        return [{ alias, hidden: r?.kind === 'view' ? [] : (r?.hiddenColumns ?? []), ...columnTypes(r) }];
       }
       case 'TableFunction': {
         const alias = item.alias ?? this.defaultAlias(item.args[0]) ?? item.name;
@@ -254,7 +302,7 @@ export class ClickHousePrinter extends StatementPrinter {
               : [undefined, arg.parts[0] as string];
           if (db === undefined && this.inCte(name)) return [{ alias, hidden: [] }];
           const r = this.options.resolver.resolve(db, name);
-          return [{ alias, hidden: r?.kind === 'view' ? [] : (r?.hiddenColumns ?? []) }];
+          return [{ alias, hidden: r?.kind === 'view' ? [] : (r?.hiddenColumns ?? []), ...columnTypes(r) }];
         }
         return [{ alias, hidden: [] }];
       }
