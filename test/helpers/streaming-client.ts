@@ -55,6 +55,19 @@ export class StreamingApi {
     return fetch(`${this.base}${path}`, { headers: authHeader(ADMIN) });
   }
 
+  private streams = 0;
+
+  /**
+   * CREATE STREAM `<prefix>_<n>` (a new name each call) with `columns` (the parenthesised list) and,
+   * when given, `event_time_column`; answers the name.
+   */
+  async createStream(prefix: string, columns: string, eventTimeColumn?: string): Promise<string> {
+    const name = `${prefix}_${++this.streams}`;
+    const settings = eventTimeColumn ? ` SETTINGS event_time_column='${eventTimeColumn}'` : '';
+    await this.exec(`CREATE STREAM ${name} ${columns}${settings}`);
+    return name;
+  }
+
   /** A statement without a result (CREATE STREAM, INSERT, ...) through POST /v1beta2/queries: 204. */
   async exec(sql: string): Promise<void> {
     const r = await this.post('/v1beta2/queries', { sql });

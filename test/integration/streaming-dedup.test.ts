@@ -17,14 +17,8 @@ after(async () => {
   await api.close();
 });
 
-let n = 0;
-async function stream(): Promise<string> {
-  const name = `dedup_${++n}`;
-  await api.exec(
-    `CREATE STREAM ${name} (i int32, s string, ts datetime64(3, 'UTC')) SETTINGS event_time_column='ts'`,
-  );
-  return name;
-}
+const stream = (): Promise<string> =>
+  api.createStream('dedup', "(i int32, s string, ts datetime64(3, 'UTC'))", 'ts');
 
 function batch(name: string, rows: [number, string, string?][]): Promise<void> {
   return api.ingest(

@@ -17,12 +17,7 @@ after(async () => {
   await api.close();
 });
 
-let n = 0;
-async function stream(): Promise<string> {
-  const name = `emit_${++n}`;
-  await api.exec(`CREATE STREAM ${name} (i int32, k string)`);
-  return name;
-}
+const stream = (): Promise<string> => api.createStream('emit', '(i int32, k string)');
 
 const W1 = ['2024-01-24 10:00:00.000', '2024-01-24 10:00:10.000'];
 const W2 = ['2024-01-24 10:00:10.000', '2024-01-24 10:00:20.000'];

@@ -16,12 +16,7 @@ after(async () => {
   await api.close();
 });
 
-let n = 0;
-async function stream(): Promise<string> {
-  const name = `hop_${++n}`;
-  await api.exec(`CREATE STREAM ${name} (v int32, ts datetime64(3, 'UTC')) SETTINGS event_time_column='ts'`);
-  return name;
-}
+const stream = (): Promise<string> => api.createStream('hop', "(v int32, ts datetime64(3, 'UTC'))", 'ts');
 
 function batch(name: string, rows: [number, string][]): Promise<void> {
   return api.ingest(

@@ -17,14 +17,8 @@ after(async () => {
   await api.close();
 });
 
-let n = 0;
-async function stream(): Promise<string> {
-  const name = `nested_${++n}`;
-  await api.exec(
-    `CREATE STREAM ${name} (id string, v int32, ts datetime64(3, 'UTC')) SETTINGS event_time_column='ts'`,
-  );
-  return name;
-}
+const stream = (): Promise<string> =>
+  api.createStream('nested', "(id string, v int32, ts datetime64(3, 'UTC'))", 'ts');
 
 function batch(name: string, rows: [string, number, string][]): Promise<void> {
   return api.ingest(

@@ -20,14 +20,8 @@ after(async () => {
   await api.close();
 });
 
-let n = 0;
-async function stream(): Promise<string> {
-  const name = `session_${++n}`;
-  await api.exec(
-    `CREATE STREAM ${name} (id string, kind string, v float64, ts datetime64(3, 'UTC')) SETTINGS event_time_column='ts'`,
-  );
-  return name;
-}
+const stream = (): Promise<string> =>
+  api.createStream('session', "(id string, kind string, v float64, ts datetime64(3, 'UTC'))", 'ts');
 
 /** One batch of (id, v, time) rows (kind ''). `time` is on 2020-02-02. */
 function batch(name: string, rows: [string, number, string][]): Promise<void> {

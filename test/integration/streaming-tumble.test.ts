@@ -21,14 +21,8 @@ after(async () => {
   await api.close();
 });
 
-let n = 0;
-async function stream(): Promise<string> {
-  const name = `tumble_${++n}`;
-  await api.exec(
-    `CREATE STREAM ${name} (id string, v int32, ts datetime64(3, 'UTC')) SETTINGS event_time_column='ts'`,
-  );
-  return name;
-}
+const stream = (): Promise<string> =>
+  api.createStream('tumble', "(id string, v int32, ts datetime64(3, 'UTC'))", 'ts');
 
 /** One batch of (id, v, time of day on 2024-01-24) rows through the compact ingest endpoint. */
 function batch(name: string, rows: [string, number, string][]): Promise<void> {
