@@ -440,8 +440,11 @@ export class StreamingExecution implements RowsPlan {
     const policy = this.program.policy;
     // ON UPDATE and CHANGELOG send only the groups changed since the last emit.
     const changedOnly = policy.shape !== 'tail' && (policy.onUpdate || policy.changelog);
-    const filter = changedOnly ? this.changedGroups(state, this.batch, true) : '1';
+    let filter = changedOnly ? this.changedGroups(state, this.batch, true) : '1';
     if (policy.shape === 'global') {
+      // Substreams (PARTITION BY) are finalized one by one, each only when it got rows since the
+      // last emit (Proton's GlobalAggregatingTransformWithSubstream::finalize).
+      if (!changedOnly) filter = this.changedSubstreams(state) ?? filter;
       await this.emit(state, sink, filter);
       return;
     }
@@ -475,6 +478,13 @@ export class StreamingExecution implements RowsPlan {
     const cond = sinceLastEmit ? `__batch > ${this.lastEmittedBatch}` : `__batch = ${batch}`;
     if (keys.length === 0) return `(SELECT count() FROM ${state.name} WHERE ${cond}) > 0`;
     return `(${keys.join(', ')}) IN (SELECT ${keys.join(', ')} FROM ${state.name} WHERE ${cond})`;
+  }
+
+  /** State rows of the substreams (PARTITION BY keys) with rows since the last emit; undefined without substreams. */
+  private changedSubstreams(state: StateTable): string | undefined {
+    const keys = this.program.aggregation!.split.partitionColumns;
+    if (keys.length === 0) return undefined;
+    return `(${keys.join(', ')}) IN (SELECT ${keys.join(', ')} FROM ${state.name} WHERE __batch > ${this.lastEmittedBatch})`;
   }
 
   private lastEmittedBatch = 0;

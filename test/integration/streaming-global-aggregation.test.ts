@@ -184,3 +184,33 @@ test('PARTITION BY and agg() OVER (PARTITION BY k): one aggregation per substrea
   ]);
   for (const q of [part, over]) await q.cancel();
 });
+
+test('PARTITION BY: a periodic emit sends only the substreams that got rows since the last one (0012 id 0)', async () => {
+  await stream('g_substream_changed');
+  const q = await api.start(
+    'SELECT id, count() AS c, max(v) AS m FROM g_substream_changed PARTITION BY id GROUP BY id EMIT PERIODIC 1s',
+  );
+  await api.exec("INSERT INTO g_substream_changed (id, v) VALUES ('a', 1), ('b', 2)");
+  await q.waitForRows(2);
+  // Only substream a changes: the next emit has its row alone, not b's again.
+  await api.exec("INSERT INTO g_substream_changed (id, v) VALUES ('a', 5)");
+  await q.waitForRows(3);
+  await new Promise((r) => setTimeout(r, 2500));
+  assertSameRows(q.rows, [
+    ['a', 1, 1],
+    ['b', 1, 2],
+    ['a', 2, 5],
+  ]);
+  // Without PARTITION BY, every periodic emit with new data sends every group.
+  await stream('g_all_groups');
+  const all = await api.start('SELECT id, count() AS c FROM g_all_groups GROUP BY id EMIT PERIODIC 1s');
+  await api.exec("INSERT INTO g_all_groups (id, v) VALUES ('a', 1), ('b', 2)");
+  await all.waitForRows(2);
+  await api.exec("INSERT INTO g_all_groups (id, v) VALUES ('a', 5)");
+  await all.waitForRows(4);
+  assertSameRows(all.rows.slice(2), [
+    ['a', 2],
+    ['b', 1],
+  ]);
+  for (const x of [q, all]) await x.cancel();
+});
