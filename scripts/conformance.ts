@@ -3,6 +3,7 @@
 // server it starts itself (or one given with --url), and prints one line per case and a summary.
 // Exit code 0 unless the runner itself broke (failing cases are reported, not fatal).
 
+import { setMaxListeners } from 'node:events';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { apiBase, TributaryApi } from './conformance/api-client.ts';
@@ -73,6 +74,7 @@ async function main(): Promise<number> {
   }
 
   const controller = new AbortController();
+  setMaxListeners(1000, controller.signal);
   let server: ServerHandle | undefined;
   let interrupted = false;
   const onSignal = (sig: NodeJS.Signals) => {

@@ -1,6 +1,8 @@
 // Waiting helpers for the conformance runner: every wait can be cut short by an AbortSignal, so a
 // case that times out (or a Ctrl-C) stops at once instead of sleeping on.
 
+import { setMaxListeners } from 'node:events';
+
 /** Thrown when a wait is cut short because its signal fired. */
 export class AbortedError extends Error {
   constructor(reason?: unknown) {
@@ -100,6 +102,9 @@ export function timeoutSignal(
   reason: string,
 ): { signal: AbortSignal; dispose: () => void } {
   const controller = new AbortController();
+  // A case's signal is watched by every wait and request of its background queries at once;
+  // more than Node's default 10 listeners is expected, not a leak.
+  setMaxListeners(1000, controller.signal);
   const onParent = () => controller.abort(parent?.reason);
   if (parent?.aborted) controller.abort(parent.reason);
   else parent?.addEventListener('abort', onParent, { once: true });
