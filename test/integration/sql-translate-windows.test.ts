@@ -122,7 +122,7 @@ describe('dedup, session, changelog', () => {
     assert.deepEqual(rows, [[4]]);
   });
 
-  test('session() and changelog() are streaming-only: NOT_IMPLEMENTED (48) with a clear message', () => {
+  test('session() is streaming-only and changelog() not supported yet: NOT_IMPLEMENTED (48) with a clear message', () => {
     assert.throws(
       () =>
         translate('select count() from session(clicks, ts, 2s) partition by id group by window_start', {
@@ -133,7 +133,7 @@ describe('dedup, session, changelog', () => {
     );
     assert.throws(
       () => translate('select * from changelog(clicks, id)', { resolver }),
-      /changelog\(\) is only supported in streaming queries/,
+      /changelog\(\) \(the changelog of a stream by key\) is not supported yet/,
     );
   });
 });

@@ -518,7 +518,9 @@ export class ClickHousePrinter extends StatementPrinter {
               'session() windows are only supported in streaming queries; a historical (table) session window is not implemented',
           });
         case 'changelog':
-          throw err('NOT_IMPLEMENTED', { detail: 'changelog() is only supported in streaming queries' });
+          throw err('NOT_IMPLEMENTED', {
+            detail: 'changelog() (the changelog of a stream by key) is not supported yet',
+          });
       }
     }
     const engineName = resolveTableFunctionName(name);
