@@ -207,7 +207,7 @@ export function sessionRowsSql(
     }
   const ids = sessions.map((s) => s.id).join(', ');
   const bound = (values: number[]) =>
-    `CAST(fromUnixTimestamp64Milli(transform(__sid, [${ids}], [${values.join(', ')}], toInt64(0)), 'UTC'), toTypeName(${program.timeSql}))`;
+    `CAST(fromUnixTimestamp64Milli(transform(__sid, [${ids}], [${values.join(', ')}], toInt64(0))), toTypeName(${program.timeSql}))`;
   const inner = `SELECT *, transform(_tp_sn, [${sns.join(', ')}], [${sids.join(', ')}], toUInt64(0)) AS __sid FROM (${sourceRows}) WHERE _tp_sn IN (${sns.join(', ')})`;
   const versions = sessions.map((s) => s.version ?? 0).join(', ');
   return `(SELECT *, ${bound(sessions.map((s) => s.start))} AS window_start, ${bound(sessions.map((s) => s.end))} AS window_end, transform(__sid, [${ids}], [${versions}], toUInt64(0)) AS ${SESSION_VERSION} FROM (${inner}))`;

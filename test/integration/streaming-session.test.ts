@@ -233,3 +233,30 @@ test('emit_version() of a session aggregation counts per substream (0006 id 4, e
   ]);
   await q.cancel();
 });
+
+test('window_start and window_end have the time column type: no zone added to a zoneless column, the zone kept otherwise', async () => {
+  const plain = await api.createStream('session_plain', '(id int32, ts datetime64(3))');
+  const zoned = await api.createStream('session_zoned', "(id int32, ts datetime64(3, 'Asia/Shanghai'))");
+  const sql = (s: string) =>
+    `SELECT id, count() AS c, window_start AS s, window_end AS e FROM session(${s}, ts, 5s) PARTITION BY id GROUP BY id, window_start, window_end`;
+  const a = await api.start(sql(plain));
+  const b = await api.start(sql(zoned));
+  assert.deepEqual(
+    a.info.result.header.slice(2).map((c) => c.type),
+    ['datetime64(3)', 'datetime64(3)'],
+  );
+  assert.deepEqual(
+    b.info.result.header.slice(2).map((c) => c.type),
+    ["datetime64(3, 'Asia/Shanghai')", "datetime64(3, 'Asia/Shanghai')"],
+  );
+  // The zoned column's values are shown in its zone (UTC+8): the instants are unchanged.
+  for (const s of [plain, zoned]) {
+    await api.ingest(s, ['id', 'ts'], [[1, '2021-11-02T20:00:03Z']]);
+    await api.ingest(s, ['id', 'ts'], [[1, '2021-11-02T20:00:10Z']]);
+  }
+  await a.waitForRows(1);
+  await b.waitForRows(1);
+  assert.deepEqual(a.rows[0], [1, 1, '2021-11-02 20:00:03.000', '2021-11-02 20:00:08.000']);
+  assert.deepEqual(b.rows[0], [1, 1, '2021-11-03 04:00:03.000', '2021-11-03 04:00:08.000']);
+  for (const q of [a, b]) await q.cancel();
+});
