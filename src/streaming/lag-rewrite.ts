@@ -20,7 +20,15 @@ export interface LagRewrite {
   /** Reads the last `depth` values of each lagged expression of a range (newest first), for the next batch. */
   readonly carry: SelectQuery;
   readonly values: readonly LaggedValue[];
+  /**
+   * With PARTITION BY, lag runs per substream: the carry query answers `__trb_key` first, and the
+   * carried values are looked up by the row's substream key (see keyedCarryLiteral).
+   */
+  readonly keyed: boolean;
 }
+
+/** The substream key of a row, as the lag rewrite and its carry query compute it. */
+export const LAG_KEY = '__trb_key';
 
 function isLag(n: { kind: string }): n is FunctionCall {
   if (n.kind !== 'Function') return false;
@@ -53,9 +61,11 @@ export function rewriteLags(select: SelectQuery): LagRewrite | undefined {
     }
     return values.push({ expr: e, depth }) - 1;
   };
+  const partition = select.partitionBy ?? [];
+  const keyed = partition.length > 0;
   const window = {
     kind: 'WindowSpec' as const,
-    partitionBy: [],
+    partitionBy: partition,
     orderBy: [{ kind: 'OrderItem' as const, expr: ident('_tp_sn'), span: NO_SPAN }],
     frame: {
       units: 'ROWS' as const,
@@ -122,6 +132,9 @@ export function rewriteLags(select: SelectQuery): LagRewrite | undefined {
         alias: '__trb_rn',
         span: NO_SPAN,
       },
+      ...(keyed
+        ? [{ kind: 'Alias', expr: substreamKey(partition), alias: LAG_KEY, span: NO_SPAN } as Expr]
+        : []),
       ...values.map(
         (_, i): Expr => ({
           kind: 'Alias',
@@ -135,7 +148,7 @@ export function rewriteLags(select: SelectQuery): LagRewrite | undefined {
     ...(select.where ? { where: select.where } : {}),
     span: NO_SPAN,
   };
-  const { where: _w, from: _f, ...rest } = select;
+  const { where: _w, from: _f, partitionBy: _p, ...rest } = select;
   const outer: SelectQuery = {
     ...rest,
     columns,
@@ -146,16 +159,26 @@ export function rewriteLags(select: SelectQuery): LagRewrite | undefined {
   const carry: SelectQuery = {
     kind: 'Select',
     distinct: false,
-    columns: values.map(
-      (v, i): Expr => ({ kind: 'Alias', expr: v.expr, alias: `__trb_v${i}`, span: NO_SPAN }),
-    ),
+    columns: [
+      ...(keyed
+        ? [{ kind: 'Alias', expr: substreamKey(partition), alias: LAG_KEY, span: NO_SPAN } as Expr]
+        : []),
+      ...values.map((v, i): Expr => ({ kind: 'Alias', expr: v.expr, alias: `__trb_v${i}`, span: NO_SPAN })),
+    ],
     ...(select.from ? { from: select.from } : {}),
     ...(select.where ? { where: select.where } : {}),
     orderBy: [{ kind: 'OrderItem', expr: ident('_tp_sn'), direction: 'DESC', span: NO_SPAN }],
-    limit: { kind: 'Limit', limit: num(depth), withTies: false, span: NO_SPAN },
+    ...(keyed
+      ? { limitBy: { kind: 'LimitBy', limit: num(depth), by: [ident(LAG_KEY)], span: NO_SPAN } }
+      : { limit: { kind: 'Limit', limit: num(depth), withTies: false, span: NO_SPAN } }),
     span: NO_SPAN,
   };
-  return { select: outer, carry, values };
+  return { select: outer, carry, values, keyed };
+}
+
+/** A substream key: the PARTITION BY values hashed to a string. */
+function substreamKey(partition: readonly Expr[]): Expr {
+  return call('to_string', call('city_hash64', ...partition));
 }
 
 /** A JSON value as an engine literal. */
@@ -178,4 +201,20 @@ export function carryLiteral(newestFirst: readonly unknown[], depth: number): st
     ...oldestFirst.slice(-depth),
   ];
   return `[${padded.map(literal).join(', ')}]`;
+}
+
+/**
+ * The carried values of lagged expression `i` per substream, as an engine expression of the row's
+ * `__trb_key`: that substream's array (as carryLiteral), or all NULLs for a substream not seen yet.
+ */
+export function keyedCarryLiteral(
+  newestFirstByKey: ReadonlyMap<string, readonly unknown[]>,
+  depth: number,
+): string {
+  const none = carryLiteral([], depth);
+  if (newestFirstByKey.size === 0) return none;
+  const keys = [...newestFirstByKey.keys()];
+  const arrays = keys.map((k) => carryLiteral(newestFirstByKey.get(k) ?? [], depth));
+  const keyList = `[${keys.map((k) => literal(k)).join(', ')}]`;
+  return `if(indexOf(${keyList}, ${LAG_KEY}) = 0, ${none}, arrayElement([${arrays.join(', ')}], indexOf(${keyList}, ${LAG_KEY})))`;
 }

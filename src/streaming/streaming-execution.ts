@@ -7,7 +7,7 @@ import type { QueryAnalysis, ResultColumn } from '../queries/query-types.ts';
 import type { ExecutionProgress, PipelineStep, ResultSink } from '../queries/result-sink.ts';
 import { rowsFromLines, wideIntegerColumns } from '../queries/row-codec.ts';
 import { DerivedRanges } from './derived-ranges.ts';
-import { carryLiteral, carryMarker } from './lag-rewrite.ts';
+import { carryLiteral, carryMarker, keyedCarryLiteral } from './lag-rewrite.ts';
 import { SESSION_ROWS, sessionRowsSql } from './session-planner.ts';
 import { type Session, type SessionRow, SessionTracker } from './session-tracker.ts';
 import { type CommittedRanges, SourceCursor } from './source-cursor.ts';
@@ -309,9 +309,19 @@ export class StreamingExecution implements RowsPlan {
 
   /** lag(): the last values of each lagged expression, newest first, carried from batch to batch. */
   private readonly carried: unknown[][] = [];
+  /** The same per substream key, for lag() with PARTITION BY. */
+  private readonly carriedByKey: Map<string, unknown[]>[] = [];
 
   private carryValues(depths: readonly number[]): Record<string, string> {
-    return Object.fromEntries(depths.map((d, i) => [carryMarker(i), carryLiteral(this.carried[i] ?? [], d)]));
+    const keyed = this.program.lags?.keyed ?? false;
+    return Object.fromEntries(
+      depths.map((d, i) => [
+        carryMarker(i),
+        keyed
+          ? keyedCarryLiteral(this.carriedByKey[i] ?? new Map(), d)
+          : carryLiteral(this.carried[i] ?? [], d),
+      ]),
+    );
   }
 
   private async carryForward(sql: string, count: number): Promise<void> {
@@ -322,6 +332,22 @@ export class StreamingExecution implements RowsPlan {
       .map((l) => JSON.parse(l) as unknown[]);
     if (rows.length === 0) return;
     const depths = this.program.lags?.depths ?? [];
+    if (this.program.lags?.keyed) {
+      // Rows are newest first, at most `depth` per key; the key is the first column.
+      for (let i = 0; i < count; i++) {
+        const byKey = (this.carriedByKey[i] ??= new Map());
+        const fresh = new Map<string, unknown[]>();
+        for (const r of rows) {
+          const key = String(r[0]);
+          let list = fresh.get(key);
+          if (!list) fresh.set(key, (list = []));
+          list.push(r[i + 1]);
+        }
+        for (const [key, newest] of fresh)
+          byKey.set(key, [...newest, ...(byKey.get(key) ?? [])].slice(0, depths[i] ?? 1));
+      }
+      return;
+    }
     for (let i = 0; i < count; i++) {
       const newest = rows.map((r) => r[i]);
       this.carried[i] = [...newest, ...(this.carried[i] ?? [])].slice(0, depths[i] ?? 1);

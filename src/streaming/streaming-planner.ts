@@ -243,7 +243,13 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
       children,
       dedups: dedups.programs,
       ...(lags
-        ? { lags: { carry: new SqlTemplate(translate(lags.carry)), depths: lags.values.map((v) => v.depth) } }
+        ? {
+            lags: {
+              carry: new SqlTemplate(translate(lags.carry)),
+              depths: lags.values.map((v) => v.depth),
+              keyed: lags.keyed,
+            },
+          }
         : {}),
       ...(limit !== undefined ? { limit } : {}),
       ...(changelog ? { changelog } : {}),

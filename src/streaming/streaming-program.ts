@@ -24,7 +24,12 @@ export interface StreamingProgram {
   /** Tail: the SQL reading a range and producing result rows. */
   readonly tail?: SqlTemplate;
   /** Tail with lag()/lags(): reads each lagged expression's last values of a range, newest first. */
-  readonly lags?: { readonly carry: SqlTemplate; readonly depths: readonly number[] };
+  readonly lags?: {
+    readonly carry: SqlTemplate;
+    readonly depths: readonly number[];
+    /** Per substream (PARTITION BY): the carry query's first column is the substream key. */
+    readonly keyed: boolean;
+  };
   /** Aggregations. */
   readonly aggregation?: AggregationProgram;
   /** Session-window aggregations. */

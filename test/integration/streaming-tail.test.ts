@@ -176,6 +176,33 @@ test('tail: lag() reads the previous row, the type default for the first (§1.11
   await q.cancel();
 });
 
+test('tail: lag() with PARTITION BY reads the previous row of the same substream, across batches', async () => {
+  await api.exec('CREATE STREAM tail_lag_sub (val float32, k int32)');
+  const q = await api.start(
+    'SELECT lag(val, 1) AS prev, lags(val, 1, 2, -1) AS two, k FROM tail_lag_sub PARTITION BY k',
+  );
+  // 0012_multishards2 id 18: one row per insert, keys alternating; then a batch with both keys.
+  for (const [v, k] of [
+    [6, 1],
+    [1, 2],
+    [2, 1],
+    [3, 2],
+  ])
+    await api.exec(`INSERT INTO tail_lag_sub (val, k) VALUES (${v}, ${k})`);
+  await api.exec('INSERT INTO tail_lag_sub (val, k) VALUES (4, 1), (5, 2), (7, 1)');
+  await q.waitForRows(7);
+  assert.deepEqual(q.rows, [
+    [0, [-1, -1], 1],
+    [0, [-1, -1], 2],
+    [6, [6, -1], 1],
+    [1, [1, -1], 2],
+    [2, [2, 6], 1],
+    [3, [3, 1], 2],
+    [4, [4, 2], 1],
+  ]);
+  await q.cancel();
+});
+
 test('tail: EMIT LAST 1h backfills the rows of the last hour, then keeps tailing (§1.6)', async () => {
   // Without event_time_column, _tp_time is the insert time: both rows are within the last hour.
   await api.exec('CREATE STREAM tail_last (i int32)');
