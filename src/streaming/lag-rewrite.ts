@@ -1,7 +1,8 @@
 import { err } from '../errors/tributary-error.ts';
+import { isAggregation } from '../sql/analyzer/query-facts.ts';
 import { call, ident, num } from '../sql/ast/build.ts';
 import type { Expr, FunctionCall } from '../sql/ast/expression.ts';
-import type { SelectQuery } from '../sql/ast/query.ts';
+import type { FromItem, SelectQuery } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
 import { replace } from '../sql/ast/walk.ts';
 
@@ -120,6 +121,7 @@ export function rewriteLags(select: SelectQuery): LagRewrite | undefined {
     throw err('NOT_IMPLEMENTED', { detail: 'lag() over a join is not supported in streaming queries' });
   }
   // Inner: the rows that pass WHERE, numbered in ingest order, with the carried arrays.
+  const from = select.from ? carrySn(select.from) : undefined;
   const inner: SelectQuery = {
     kind: 'Select',
     distinct: false,
@@ -144,7 +146,7 @@ export function rewriteLags(select: SelectQuery): LagRewrite | undefined {
         }),
       ),
     ],
-    ...(select.from ? { from: select.from } : {}),
+    ...(from ? { from } : {}),
     ...(select.where ? { where: select.where } : {}),
     span: NO_SPAN,
   };
@@ -165,7 +167,7 @@ export function rewriteLags(select: SelectQuery): LagRewrite | undefined {
         : []),
       ...values.map((v, i): Expr => ({ kind: 'Alias', expr: v.expr, alias: `__trb_v${i}`, span: NO_SPAN })),
     ],
-    ...(select.from ? { from: select.from } : {}),
+    ...(from ? { from } : {}),
     ...(select.where ? { where: select.where } : {}),
     orderBy: [{ kind: 'OrderItem', expr: ident('_tp_sn'), direction: 'DESC', span: NO_SPAN }],
     ...(keyed
@@ -174,6 +176,27 @@ export function rewriteLags(select: SelectQuery): LagRewrite | undefined {
     span: NO_SPAN,
   };
   return { select: outer, carry, values, keyed };
+}
+
+/**
+ * Rows are ordered by `_tp_sn`: a FROM subquery that only filters and projects (`SELECT a, b FROM
+ * (SELECT ... FROM s WHERE ...)`) passes it on, at every level, so lag() can order by it.
+ */
+function carrySn(from: FromItem): FromItem {
+  if (from.kind !== 'SubqueryTable' || from.query.kind !== 'Select') return from;
+  const q = from.query;
+  if (isAggregation(q) || q.distinct || q.limit || q.limitBy || q.from?.kind === 'Join') return from;
+  const named = q.columns.some(
+    (c) =>
+      (c.kind === 'Identifier' && c.parts.at(-1) === '_tp_sn') ||
+      (c.kind === 'Alias' && c.alias === '_tp_sn'),
+  );
+  const query: SelectQuery = {
+    ...q,
+    columns: named ? q.columns : [...q.columns, ident('_tp_sn')],
+    ...(q.from ? { from: carrySn(q.from) } : {}),
+  };
+  return { ...from, query };
 }
 
 /** A substream key: the PARTITION BY values hashed to a string. */

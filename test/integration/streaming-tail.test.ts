@@ -203,6 +203,28 @@ test('tail: lag() with PARTITION BY reads the previous row of the same substream
   await q.cancel();
 });
 
+test('tail: lag() over subqueries that filter and project (0012_multishards6 id 57)', async () => {
+  await api.exec('CREATE STREAM tail_lag_subq (val float32, f1 int32, f2 int32)');
+  const q = await api.start(
+    'SELECT lag(val), f1, f2 FROM (SELECT val, f1, f2 FROM (SELECT val, f1, f2 FROM tail_lag_subq WHERE f1 = 1) WHERE f2 = 1 AND val > 0)',
+  );
+  for (const [v, f1, f2] of [
+    [1, 1, 1],
+    [2, 1, 1],
+    [3, 0, 1],
+    [4, 1, 0],
+    [5, 1, 1],
+  ])
+    await api.exec(`INSERT INTO tail_lag_subq (val, f1, f2) VALUES (${v}, ${f1}, ${f2})`);
+  await q.waitForRows(3);
+  assert.deepEqual(q.rows, [
+    [0, 1, 1],
+    [1, 1, 1],
+    [2, 1, 1],
+  ]);
+  await q.cancel();
+});
+
 test('tail: EMIT LAST 1h backfills the rows of the last hour, then keeps tailing (§1.6)', async () => {
   // Without event_time_column, _tp_time is the insert time: both rows are within the last hour.
   await api.exec('CREATE STREAM tail_last (i int32)');
