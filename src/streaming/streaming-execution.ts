@@ -335,13 +335,14 @@ export class StreamingExecution implements RowsPlan {
     if (this.program.lags?.keyed) {
       // Rows are newest first, at most `depth` per key; the key is the first column.
       for (let i = 0; i < count; i++) {
-        const byKey = (this.carriedByKey[i] ??= new Map());
+        const byKey = this.carriedByKey[i] ?? new Map<string, unknown[]>();
+        this.carriedByKey[i] = byKey;
         const fresh = new Map<string, unknown[]>();
         for (const r of rows) {
           const key = String(r[0]);
-          let list = fresh.get(key);
-          if (!list) fresh.set(key, (list = []));
+          const list = fresh.get(key) ?? [];
           list.push(r[i + 1]);
+          fresh.set(key, list);
         }
         for (const [key, newest] of fresh)
           byKey.set(key, [...newest, ...(byKey.get(key) ?? [])].slice(0, depths[i] ?? 1));
