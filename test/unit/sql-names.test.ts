@@ -110,14 +110,18 @@ describe('Proton -> ClickHouse', () => {
     assert.equal(mapped('p90(x)'), 'quantile(0.9)(x)');
     assert.equal(mapped('p95_if(x, c)'), 'quantileIf(0.95)(x, c)');
     assert.equal(mapped('p99(x)'), 'quantile(0.99)(x)');
-    assert.equal(mapped('top_k(x, 5)'), 'topK(5)(x)');
+    // with_count defaults to true (0099_fixed_issues id 2, 0014 id 11: `top_k(id, 2)` -> [(1, 2), ...])
+    assert.equal(
+      mapped('top_k(x, 5)'),
+      "arrayMap(__t -> tuple(tupleElement(__t, 1), tupleElement(__t, 2)), topK(5, 3, 'counts')(x))",
+    );
     assert.equal(
       mapped('top_k(x, 5, true, 30)'),
       "arrayMap(__t -> tuple(tupleElement(__t, 1), tupleElement(__t, 2)), topK(5, 30, 'counts')(x))",
     );
     assert.equal(mapped('top_k_state(x, 5, true)'), "topKState(5, 3, 'counts')(x)");
     assert.equal(mapped('top_k(x, 5, false)'), 'topK(5)(x)');
-    assert.equal(mapped('top_k_weighted(x, w, 3)'), 'topKWeighted(3)(x, w)');
+    assert.equal(mapped('top_k_weighted(x, w, 3, false)'), 'topKWeighted(3)(x, w)');
     assert.equal(mapped('min_k(x, 3)'), 'groupArraySorted(3)(x)');
     assert.equal(mapped('min_k(x, 3, y)'), 'groupArraySorted(3)((x, y))');
     assert.equal(mapped('max_k(x, 3)'), 'arraySlice(arrayReverseSort(groupArray(x)), 1, 3)');

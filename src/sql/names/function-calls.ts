@@ -89,12 +89,13 @@ function special(lower: string, call: FunctionCall, combinators: string): CallMa
     case 'top_k_exact':
     case 'top_k_weighted':
     case 'top_k_exact_weighted': {
-      // top_k(x, k[, with_count[, load_factor | memory_limit]]) -> topK(k[, load_factor][, 'counts'])(x)
+      // top_k(x, k[, with_count = true[, load_factor | memory_limit]]) -> topK(k[, load_factor][, 'counts'])(x)
       const weighted = lower.endsWith('_weighted');
       const lead = weighted ? 2 : 1;
       const [k, withCount, factor] = a.slice(lead);
       const params: Expr[] = [k ?? num('10', call)];
-      const counts = withCount !== undefined && !isFalse(withCount);
+      // with_count defaults to true in Proton: top_k(x, k) answers (item, count) pairs.
+      const counts = withCount === undefined || !isFalse(withCount);
       if (counts || (factor && !lower.includes('exact')))
         params.push(factor && !lower.includes('exact') ? factor : num('3', call));
       if (counts) params.push(str('counts', call));
