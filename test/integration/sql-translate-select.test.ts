@@ -236,6 +236,17 @@ describe('query structure', () => {
     assert.deepEqual(rows.sort(), [[1], [2]]);
   });
 
+  test('a bare UNION is UNION ALL, as in Proton; UNION DISTINCT stays', async () => {
+    const rows = await g.check(
+      'select 1 as x union select 1 as x union distinct select 2 as x',
+      'SELECT 1 AS x UNION ALL SELECT 1 AS x UNION DISTINCT SELECT 2 AS x',
+    );
+    // (1 UNION ALL 1) UNION DISTINCT 2, left to right as the engine reads it.
+    assert.deepEqual(rows.sort(), [[1], [2]]);
+    const all = await g.check('select 1 as x union select 1 as x', 'SELECT 1 AS x UNION ALL SELECT 1 AS x');
+    assert.deepEqual(all, [[1], [1]]);
+  });
+
   test('joins: a stream with table(); LEFT join; USING', async () => {
     const rows = await g.check(
       'select a.id, b.type, max(a.value) as m from clicks as a join table(devices) as b on a.id = b.id group by a.id, b.type order by a.id',

@@ -217,9 +217,11 @@ export class ClickHousePrinter extends StatementPrinter {
 
   // --- queries ---
 
+  /** A bare UNION is UNION ALL in Proton (its `union_default_mode` is ALL; the engine's is unset). */
   protected override union(u: UnionQuery, layout: Layout): string {
     const { format: _f, ...rest } = u;
-    return super.union(rest, layout);
+    const ops = rest.ops.map((op) => (op === 'UNION' ? 'UNION ALL' : op));
+    return super.union({ ...rest, ops }, layout);
   }
 
   protected override select(q: SelectQuery, layout: Layout): string {
