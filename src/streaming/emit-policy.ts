@@ -2,6 +2,14 @@ import { err } from '../errors/tributary-error.ts';
 import type { EmitClause } from '../sql/ast/query.ts';
 import { intervalMillis, intervalOf, type WindowInterval } from './window-interval.ts';
 
+/**
+ * A periodic emit's period in milliseconds: shorter intervals (`1us`, `1ns`) are accepted, as in
+ * Proton, and run as 1 ms — the executor's clock and timers have no finer grain.
+ */
+function periodicMillis(i: WindowInterval): number {
+  return Math.max(intervalMillis(i), 1);
+}
+
 /** Proton's default periodic emit of a global aggregation: every 2 seconds. */
 export const DEFAULT_PERIODIC_MS = 2000;
 
@@ -50,8 +58,9 @@ export function resolveEmitPolicy(emit: EmitClause | undefined, shape: QueryShap
     [periodic, 'PERIODIC'],
     [timeout, 'TIMEOUT'],
   ] as const) {
-    if (i && ['MONTH', 'QUARTER', 'YEAR'].includes(i.unit)) {
-      throw err('NOT_IMPLEMENTED', {
+    // Days at most (0099_fixed_issues id 6: `emit periodic 1w`, 1M, 1q, 1y answer 43).
+    if (i && ['WEEK', 'MONTH', 'QUARTER', 'YEAR'].includes(i.unit)) {
+      throw err('ILLEGAL_TYPE_OF_ARGUMENT', {
         detail: `The maximum interval kind of streaming ${what.toLowerCase()} emit policy is day, but got ${i.unit.toLowerCase()}`,
       });
     }
@@ -71,12 +80,12 @@ export function resolveEmitPolicy(emit: EmitClause | undefined, shape: QueryShap
       }
       if (!periodic && !onUpdate)
         return { shape, periodicMs: DEFAULT_PERIODIC_MS, onUpdate: false, changelog };
-      return { shape, ...(periodic ? { periodicMs: intervalMillis(periodic) } : {}), onUpdate, changelog };
+      return { shape, ...(periodic ? { periodicMs: periodicMillis(periodic) } : {}), onUpdate, changelog };
     case 'window':
       return {
         shape,
         ...(delay ? { delay } : {}),
-        ...(periodic ? { periodicMs: intervalMillis(periodic) } : {}),
+        ...(periodic ? { periodicMs: periodicMillis(periodic) } : {}),
         ...(timeout ? { timeoutMs: intervalMillis(timeout) } : {}),
         onUpdate,
         changelog,

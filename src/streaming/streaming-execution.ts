@@ -147,7 +147,8 @@ export class StreamingExecution implements RowsPlan {
         backfill = false;
         const now = Date.now();
         if (now >= nextPeriodic) {
-          nextPeriodic = now + (periodicMs ?? 0);
+          // At least 1 ms ahead: a period below the clock's grain must not make this loop spin.
+          nextPeriodic = now + Math.max(periodicMs ?? 0, 1);
           if (newSinceEmit && state) {
             newSinceEmit = false;
             await this.periodicEmit(state, sink);

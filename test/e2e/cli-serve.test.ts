@@ -1,59 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-
-const BIN = new URL('../../bin/tributary.mjs', import.meta.url).pathname;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-interface Run {
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  output: () => string;
-  kill: (signal: NodeJS.Signals) => void;
-}
-
-function serve(args: string[], env: Record<string, string>): Run {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (d) => {
-    out += d;
-  });
-  child.stderr.on('data', (d) => {
-    out += d;
-  });
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return { exit, output: () => out, kill: (s) => child.kill(s) };
-}
-
-async function waitForInfo(url: string, run: Run): Promise<Response> {
-  for (let i = 0; i < 300; i++) {
-    try {
-      return await fetch(url);
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    if (run.output().includes('configuration error')) break;
-  }
-  throw new Error(`server did not answer; output:\n${run.output()}`);
-}
+import { freePort, serve, waitForInfo } from '../helpers/serve-process.ts';
 
 test('tributary serve: a bad setting stops start-up naming the variable (exit 2)', async () => {
   const cases: Array<[string[], Record<string, string>, string]> = [
