@@ -87,8 +87,15 @@ export class ChdbEngine implements Engine {
     const tag = `trb:${randomUUID()}`;
     const settings = { ...options.settings, log_comment: tag, ...this.timeoutSettings(options) };
     const abort = () => void this.kill(tag);
+    // The engine's max_execution_time usually ends the query first (TIMEOUT_EXCEEDED); when this
+    // timer's kill wins instead, the cancellation it causes is still the timeout.
+    let timedOut = false;
+    const onTimeout = () => {
+      timedOut = true;
+      abort();
+    };
     options.signal?.addEventListener('abort', abort, { once: true });
-    const timer = options.timeoutMs ? setTimeout(abort, options.timeoutMs) : undefined;
+    const timer = options.timeoutMs ? setTimeout(onTimeout, options.timeoutMs) : undefined;
     try {
       const stream = lease.session.queryStream(withSettings(sql, settings), {
         format: options.format ?? 'JSONCompactEachRow',
@@ -102,7 +109,7 @@ export class ChdbEngine implements Engine {
         if (!stream.closed) stream.cancel();
       }
     } catch (e) {
-      throw this.mapFailure(e, options);
+      throw this.mapFailure(e, options, timedOut);
     } finally {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', abort);
