@@ -52,3 +52,13 @@ export class StaticRows implements RowsPlan {
 export function statementPlan(sql: string, queryType: string, run: (signal: AbortSignal) => Promise<void>) {
   return { kind: 'statement' as const, analysis: emptyAnalysis(sql, queryType), run };
 }
+
+/** The answer of a SHOW that lists names (streams, views, databases): one `name` column, in order. */
+export function nameRows(names: readonly string[], sql: string): StaticRows {
+  return new StaticRows(
+    [{ name: 'name', type: 'string' }],
+    names.map((n) => [n]),
+    sql,
+    'show',
+  );
+}

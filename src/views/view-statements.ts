@@ -1,7 +1,7 @@
 import { actorOf } from '../catalog/audit.ts';
 import { err } from '../errors/tributary-error.ts';
 import type { StatementHandler } from '../queries/statement-handler.ts';
-import { StaticRows, statementPlan } from '../queries/static-rows.ts';
+import { nameRows, StaticRows, statementPlan } from '../queries/static-rows.ts';
 import { showNameFilter } from '../sql/ast/build.ts';
 import type { CreateView, DropStatement, ShowCreateStatement, ShowStatement } from '../sql/ast/statement.ts';
 import type { ViewStore } from './view-store.ts';
@@ -106,12 +106,7 @@ export function showViewsHandler(deps: ViewStatementDeps): StatementHandler<Show
       .map((r) => r.value.name)
       .filter(test)
       .sort();
-    return new StaticRows(
-      [{ name: 'name', type: 'string' }],
-      names.map((n) => [n]),
-      ctx.sql,
-      'show',
-    );
+    return nameRows(names, ctx.sql);
   };
 }
 

@@ -8,7 +8,7 @@ import type { TableResolver } from '../../sql/translator/resolver.ts';
 import { translateQuery } from '../../sql/translator/translate.ts';
 import type { StreamStore } from '../../stream/stream-store.ts';
 import type { StatementHandler } from '../statement-handler.ts';
-import { StaticRows } from '../static-rows.ts';
+import { nameRows, StaticRows } from '../static-rows.ts';
 import { describeEngineSql } from './select-statement.ts';
 
 export interface ShowDeps {
@@ -28,12 +28,7 @@ export function showStreamsHandler(deps: ShowDeps): StatementHandler<ShowStateme
       .map((r) => r.value.name)
       .filter(test)
       .sort();
-    return new StaticRows(
-      [{ name: 'name', type: 'string' }],
-      names.map((n) => [n]),
-      ctx.sql,
-      'show',
-    );
+    return nameRows(names, ctx.sql);
   };
 }
 
@@ -41,12 +36,7 @@ export function showDatabasesHandler(deps: ShowDeps): StatementHandler<ShowState
   return async (s, ctx) => {
     const test = showNameFilter(s);
     const names = (await deps.streams.databases()).map((d) => d.name).filter(test);
-    return new StaticRows(
-      [{ name: 'name', type: 'string' }],
-      names.map((n) => [n]),
-      ctx.sql,
-      'show',
-    );
+    return nameRows(names, ctx.sql);
   };
 }
 
