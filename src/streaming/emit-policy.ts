@@ -2,14 +2,6 @@ import { err } from '../errors/tributary-error.ts';
 import type { EmitClause } from '../sql/ast/query.ts';
 import { intervalMillis, intervalOf, type WindowInterval } from './window-interval.ts';
 
-/**
- * A periodic emit's period in milliseconds: shorter intervals (`1us`, `1ns`) are accepted, as in
- * Proton, and run as 1 ms — the executor's clock and timers have no finer grain.
- */
-function periodicMillis(i: WindowInterval): number {
-  return Math.max(intervalMillis(i), 1);
-}
-
 /** Proton's default periodic emit of a global aggregation: every 2 seconds. */
 export const DEFAULT_PERIODIC_MS = 2000;
 
@@ -80,12 +72,12 @@ export function resolveEmitPolicy(emit: EmitClause | undefined, shape: QueryShap
       }
       if (!periodic && !onUpdate)
         return { shape, periodicMs: DEFAULT_PERIODIC_MS, onUpdate: false, changelog };
-      return { shape, ...(periodic ? { periodicMs: periodicMillis(periodic) } : {}), onUpdate, changelog };
+      return { shape, ...(periodic ? { periodicMs: intervalMillis(periodic) } : {}), onUpdate, changelog };
     case 'window':
       return {
         shape,
         ...(delay ? { delay } : {}),
-        ...(periodic ? { periodicMs: periodicMillis(periodic) } : {}),
+        ...(periodic ? { periodicMs: intervalMillis(periodic) } : {}),
         ...(timeout ? { timeoutMs: intervalMillis(timeout) } : {}),
         onUpdate,
         changelog,

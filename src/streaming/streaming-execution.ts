@@ -147,7 +147,8 @@ export class StreamingExecution implements RowsPlan {
         backfill = false;
         const now = Date.now();
         if (now >= nextPeriodic) {
-          // At least 1 ms ahead: a period below the clock's grain must not make this loop spin.
+          // At least 1 ms ahead: a period below the clock's grain (`1us`, `1ns`, accepted as in
+          // Proton) runs every millisecond instead of re-arming in the past and spinning.
           nextPeriodic = now + Math.max(periodicMs ?? 0, 1);
           if (newSinceEmit && state) {
             newSinceEmit = false;
@@ -502,17 +503,15 @@ export class StreamingExecution implements RowsPlan {
 
   /** Groups with rows folded in batch `batch` (or since the last emit). */
   private changedGroups(state: StateTable, batch: number, sinceLastEmit = false): string {
-    const keys = this.program.aggregation!.split.keyColumns;
     const cond = sinceLastEmit ? `__batch > ${this.lastEmittedBatch}` : `__batch = ${batch}`;
-    if (keys.length === 0) return `(SELECT count() FROM ${state.name} WHERE ${cond}) > 0`;
-    return `(${keys.join(', ')}) IN (SELECT ${keys.join(', ')} FROM ${state.name} WHERE ${cond})`;
+    return changedRows(state, this.program.aggregation!.split.keyColumns, cond);
   }
 
   /** State rows of the substreams (PARTITION BY keys) with rows since the last emit; undefined without substreams. */
   private changedSubstreams(state: StateTable): string | undefined {
     const keys = this.program.aggregation!.split.partitionColumns;
     if (keys.length === 0) return undefined;
-    return `(${keys.join(', ')}) IN (SELECT ${keys.join(', ')} FROM ${state.name} WHERE __batch > ${this.lastEmittedBatch})`;
+    return changedRows(state, keys, `__batch > ${this.lastEmittedBatch}`);
   }
 
   private lastEmittedBatch = 0;
@@ -608,4 +607,10 @@ async function dropQueryTables(engine: Engine, program: StreamingProgram): Promi
     await engine.query(`DROP TABLE IF EXISTS ${child.source.table}`).catch(() => undefined);
     await dropQueryTables(engine, child.program);
   }
+}
+
+/** State rows whose `keys` have a row matching `cond` (any row at all when there are no keys). */
+function changedRows(state: StateTable, keys: readonly string[], cond: string): string {
+  if (keys.length === 0) return `(SELECT count() FROM ${state.name} WHERE ${cond}) > 0`;
+  return `(${keys.join(', ')}) IN (SELECT ${keys.join(', ')} FROM ${state.name} WHERE ${cond})`;
 }
