@@ -5,6 +5,7 @@ import type { Expr, FunctionCall } from '../sql/ast/expression.ts';
 import type { FromItem, SelectQuery } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
 import { replace } from '../sql/ast/walk.ts';
+import { substreamKey } from './substreams.ts';
 
 /** The carried values of one `lag` argument, filled per batch: `__TRB_CARRY_<i>__`. */
 export const carryMarker = (i: number) => `__TRB_CARRY_${i}__`;
@@ -197,11 +198,6 @@ function carrySn(from: FromItem): FromItem {
     ...(q.from ? { from: carrySn(q.from) } : {}),
   };
   return { ...from, query };
-}
-
-/** A substream key: the PARTITION BY values hashed to a string. */
-function substreamKey(partition: readonly Expr[]): Expr {
-  return call('to_string', call('city_hash64', ...partition));
 }
 
 /** A JSON value as an engine literal. */

@@ -7,6 +7,7 @@ import type { TableResolver } from '../sql/translator/resolver.ts';
 import { splitWindowArgs } from '../sql/translator/window-sources.ts';
 import type { SessionOptions } from './session-tracker.ts';
 import { SqlTemplate } from './sql-template.ts';
+import { substreamKey } from './substreams.ts';
 import { intervalMillis, intervalOf } from './window-interval.ts';
 
 /** The table name a session query's emit reads; the executor fills in the rows of closed sessions. */
@@ -124,9 +125,7 @@ export function planSession(
   for (const c of select.with ?? []) if (c.kind === 'Cte') ctes.set(c.name, c.query);
   const from = sourceItem(args.source, ctes);
   const keys = select.partitionBy ?? [];
-  const key: Expr = keys.length
-    ? call('to_string', call('city_hash64', ...keys))
-    : { kind: 'String', value: '', span: NO_SPAN };
+  const key = substreamKey(keys);
   const ms = call('to_unix_timestamp64_milli', call('to_datetime64', time, num(3)));
   const withCtes = select.with ? { with: select.with } : {};
 

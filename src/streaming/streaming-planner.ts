@@ -30,7 +30,7 @@ import { type StartPosition, startPositions } from './start-position.ts';
 import { STATE_DB } from './state-table.ts';
 import { type BindingContext, type BoundSource, StreamBinder } from './stream-bindings.ts';
 import type { AggregationProgram, ChildProgram, StreamingProgram } from './streaming-program.ts';
-import { overToSubstreams } from './substreams.ts';
+import { overToSubstreams, substreamKey } from './substreams.ts';
 import type { WindowShape } from './watermark.ts';
 import { intervalOf, type WindowInterval } from './window-interval.ts';
 import { checkWindowTime, windowSourceItem } from './window-time-check.ts';
@@ -303,10 +303,6 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
   // Event times as Int64 nanoseconds; the substream key (PARTITION BY, '' without) as a string.
   const timeNs = win ? call('to_unix_timestamp64_nano', call('to_datetime64', win.time, num(9))) : undefined;
   const partition = select.partitionBy ?? [];
-  const keyOf = (exprs: readonly Expr[]): Expr =>
-    exprs.length
-      ? call('to_string', call('city_hash64', ...exprs))
-      : { kind: 'String', value: '', span: NO_SPAN };
   if (win) {
     await checkWindowTime(ctx.engine, wf as TableFunctionRef, win.time, select.with, async (q) => {
       const sql = translate(q);
@@ -356,7 +352,7 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
   }
   // emit_version() counts per substream, and per window of a window aggregation (Proton's
   // emitVersion per substream context): each emitted row carries its substream key and version.
-  const stateKey = keyOf(split.partitionColumns.map((c) => ident(c)));
+  const stateKey = substreamKey(split.partitionColumns.map((c) => ident(c)));
   const versioned =
     (shape === 'window' || split.partitionColumns.length > 0) &&
     findStreamingFunctions(select).some((f) => f.name.toLowerCase() === 'emit_version');
@@ -439,7 +435,7 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
                 distinct: false,
                 ...(select.with ? { with: select.with } : {}),
                 columns: [
-                  { kind: 'Alias', expr: keyOf(partition), alias: '__key', span: NO_SPAN },
+                  { kind: 'Alias', expr: substreamKey(partition), alias: '__key', span: NO_SPAN },
                   {
                     kind: 'Alias',
                     expr: call('to_string', call('max', timeNs)),
@@ -452,8 +448,8 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
                 span: NO_SPAN,
               }),
             ),
-            sourceKeySql: translateExpression(keyOf(partition), { resolver, streamingFunction }),
-            stateKeySql: translateExpression(keyOf(split.partitionColumns.map((c) => ident(c))), {
+            sourceKeySql: translateExpression(substreamKey(partition), { resolver, streamingFunction }),
+            stateKeySql: translateExpression(substreamKey(split.partitionColumns.map((c) => ident(c))), {
               resolver,
               streamingFunction,
             }),

@@ -1,6 +1,8 @@
+import { call } from '../sql/ast/build.ts';
 import { sameTree } from '../sql/ast/compare.ts';
 import type { Expr, FunctionCall, WindowSpec } from '../sql/ast/expression.ts';
 import type { SelectQuery } from '../sql/ast/query.ts';
+import { NO_SPAN } from '../sql/ast/span.ts';
 import { replace } from '../sql/ast/walk.ts';
 import { isAggregateName } from '../sql/names/function-catalog.ts';
 
@@ -29,4 +31,14 @@ export function overToSubstreams(select: SelectQuery): SelectQuery {
   const having = select.having ? rewrite(select.having) : undefined;
   if (!changed) return select;
   return { ...select, columns, ...(having ? { having } : {}), partitionBy: keys };
+}
+
+/**
+ * A row's substream key: its PARTITION BY values hashed to a string ('' without PARTITION BY).
+ * Watermarks, emit versions, sessions and lag() carries all key substreams by this one expression.
+ */
+export function substreamKey(partition: readonly Expr[]): Expr {
+  return partition.length
+    ? call('to_string', call('city_hash64', ...partition))
+    : { kind: 'String', value: '', span: NO_SPAN };
 }
