@@ -10,7 +10,7 @@ import type { Services } from '../services.ts';
  */
 export function clusterRoutes(app: FastifyInstance, s: Services): void {
   const cpu = new CpuUsage();
-  app.get('/v1beta2/cluster', async () => {
+  app.get('/v1beta2/cluster', { config: { access: 'read' } }, async () => {
     let online = true;
     try {
       await s.engine.ping();

@@ -14,7 +14,7 @@ interface Component {
  * `orbit` the connectors, `axion` the streaming executor. 503 when the engine does not answer.
  */
 export function infoRoutes(app: FastifyInstance, s: Services): void {
-  app.get('/info', { config: { public: true } }, async (_request, reply) => {
+  app.get('/info', { config: { access: 'public' } }, async (_request, reply) => {
     const own = (flags: Record<string, unknown> = {}): Component => ({
       version: s.version.version,
       commit: s.version.commit,

@@ -8,7 +8,7 @@ import type { Services } from '../services.ts';
  * trials are refused with an explanation instead of pretending to succeed.
  */
 export function licenseRoutes(app: FastifyInstance, s: Services): void {
-  const open = { config: { public: true } };
+  const open = { config: { access: 'public' } } as const;
   app.get('/v1beta2/licenses', open, async (_request, reply) =>
     reply.status(201).send([
       {

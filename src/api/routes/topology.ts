@@ -19,7 +19,7 @@ const topologyQuery = {
  * (see topology-graph.ts); without `db`, every database.
  */
 export function topologyRoutes(app: FastifyInstance, s: Services): void {
-  app.get('/v1beta2/topology', { schema: topologyQuery }, async (request) => {
+  app.get('/v1beta2/topology', { schema: topologyQuery, config: { access: 'read' } }, async (request) => {
     const { db } = request.query as { db?: string };
     const service = s.inputs;
     const inputs: TopologyInput[] = service

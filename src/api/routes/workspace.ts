@@ -19,16 +19,20 @@ const updateWorkspace = {
 
 /** The workspace and its settings. */
 export function workspaceRoutes(app: FastifyInstance, s: Services): void {
-  app.get('/v1beta2/workspace', async () => s.workspace.get());
+  app.get('/v1beta2/workspace', { config: { access: 'read' } }, async () => s.workspace.get());
 
-  app.patch('/v1beta2/workspace', { schema: updateWorkspace }, async (request, reply) => {
-    const { settings } = request.body as { settings: { enabled_user_tracking?: boolean } };
-    await s.workspace.updateSettings(
-      settings.enabled_user_tracking === undefined
-        ? {}
-        : { enabled_user_tracking: settings.enabled_user_tracking },
-      actorOfRequest(request),
-    );
-    return reply.status(204).send();
-  });
+  app.patch(
+    '/v1beta2/workspace',
+    { schema: updateWorkspace, config: { access: 'admin' } },
+    async (request, reply) => {
+      const { settings } = request.body as { settings: { enabled_user_tracking?: boolean } };
+      await s.workspace.updateSettings(
+        settings.enabled_user_tracking === undefined
+          ? {}
+          : { enabled_user_tracking: settings.enabled_user_tracking },
+        actorOfRequest(request),
+      );
+      return reply.status(204).send();
+    },
+  );
 }
