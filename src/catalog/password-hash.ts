@@ -14,7 +14,15 @@ export const passwordPool = new PasswordPool();
 /** Hash a password as `scrypt$N$r$p$salt$hash` (base64 salt and hash). */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const hash = await passwordPool.scrypt({ password, salt, keyLength: KEY_LEN, N, r: R, p: P, maxmem: MAXMEM });
+  const hash = await passwordPool.scrypt({
+    password,
+    salt,
+    keyLength: KEY_LEN,
+    N,
+    r: R,
+    p: P,
+    maxmem: MAXMEM,
+  });
   return ['scrypt', N, R, P, salt.toString('base64'), hash.toString('base64')].join('$');
 }
 
