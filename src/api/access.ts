@@ -64,3 +64,9 @@ export function collectRouteAccess(app: FastifyInstance): RouteAccess[] {
   });
   return table;
 }
+
+/** The `config` of a route, by what it needs: `{ schema, config: ADMIN }`. */
+export const PUBLIC = { access: 'public' } as const;
+export const READ = { access: 'read' } as const;
+export const RUN = { access: 'run' } as const;
+export const ADMIN = { access: 'admin' } as const;

@@ -3,6 +3,7 @@ import { err } from '../../errors/tributary-error.ts';
 import { type BatchingPolicy, DEFAULT_BATCHING } from '../../queries/query-types.ts';
 import { ResultBatcher } from '../../queries/result-batcher.ts';
 import type { RunningQuery } from '../../queries/running-query.ts';
+import { READ, RUN } from '../access.ts';
 import { actorOfRequest } from '../auth.ts';
 import { EventStream } from '../event-stream.ts';
 import type { Services } from '../services.ts';
@@ -76,7 +77,7 @@ function requireOwnerOrAdmin(request: FastifyRequest, q: RunningQuery, verb: str
 
 /** Queries: run (SSE), list, get, cancel, delete, pipeline. */
 export function queryRoutes(app: FastifyInstance, s: Services): void {
-  app.post('/v1beta2/queries', { schema: runQuery, config: { access: 'run' } }, async (request, reply) => {
+  app.post('/v1beta2/queries', { schema: runQuery, config: RUN }, async (request, reply) => {
     const body = request.body as RunQueryBody;
     const plan = await s.planner.plan(body.sql, {
       user: request.user,
@@ -99,31 +100,31 @@ export function queryRoutes(app: FastifyInstance, s: Services): void {
     await streamResults(q, { ...DEFAULT_BATCHING, ...body.batching_policy }, reply);
   });
 
-  app.get('/v1beta2/queries', { config: { access: 'read' } }, async (request) => {
+  app.get('/v1beta2/queries', { config: READ }, async (request) => {
     const { tag } = request.query as { tag?: string };
     return s.queries.list(tag);
   });
 
-  app.get('/v1beta2/queries/:id', { config: { access: 'read' } }, async (request) =>
+  app.get('/v1beta2/queries/:id', { config: READ }, async (request) =>
     s.queries.get((request.params as { id: string }).id).snapshot(),
   );
 
   // A read_only user may cancel and delete its own queries only; an admin, any query.
-  app.post('/v1beta2/queries/:id/cancel', { config: { access: 'run' } }, async (request, reply) => {
+  app.post('/v1beta2/queries/:id/cancel', { config: RUN }, async (request, reply) => {
     const { id } = request.params as { id: string };
     requireOwnerOrAdmin(request, s.queries.get(id), 'cancel');
     s.queries.cancel(id);
     return reply.status(204).send();
   });
 
-  app.delete('/v1beta2/queries/:id', { config: { access: 'run' } }, async (request, reply) => {
+  app.delete('/v1beta2/queries/:id', { config: RUN }, async (request, reply) => {
     const { id } = request.params as { id: string };
     requireOwnerOrAdmin(request, s.queries.get(id), 'delete');
     s.queries.delete(id);
     return reply.status(204).send();
   });
 
-  app.get('/v1beta2/queries/:id/pipeline', { config: { access: 'read' } }, async (request) => {
+  app.get('/v1beta2/queries/:id/pipeline', { config: READ }, async (request) => {
     const steps = s.queries.get((request.params as { id: string }).id).pipeline();
     return {
       nodes: steps.map((st) => ({
