@@ -4,6 +4,7 @@ import type { User, UserStore } from '../catalog/user-store.ts';
 import { err, isTributaryError } from '../errors/tributary-error.ts';
 import { collectRouteAccess, roleMayCall } from './access.ts';
 import { AuthThrottle } from './auth-throttle.ts';
+import { clientAddressKey } from './client-address.ts';
 import { CredentialCache } from './credential-cache.ts';
 
 declare module 'fastify' {
@@ -71,7 +72,7 @@ export function installAuth(
   const checkPassword = async (value: string, address: string, reply: FastifyReply) => {
     const basic = parseBasic(value);
     if (!basic) return undefined;
-    const attempt = throttle.admit(address, basic.username);
+    const attempt = throttle.admit(clientAddressKey(address), basic.username);
     if ('retryAfterSeconds' in attempt) {
       throw withRetryAfter(reply, err('TOO_MANY_AUTH_FAILURES', { retry_after: attempt.retryAfterSeconds }));
     }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type AuthAttempt, AuthThrottle } from '../../src/api/auth-throttle.ts';
+import { clientAddressKey } from '../../src/api/client-address.ts';
 import { FailureLimiter, type FailureLimits } from '../../src/api/failure-limiter.ts';
 
 const LIMITS: FailureLimits = {
@@ -143,4 +144,15 @@ test('throttle: an abandoned attempt (pool busy) neither counts nor resets', () 
   (t.admit('a', 'u') as AuthAttempt).abandoned();
   (t.admit('a', 'u') as AuthAttempt).failed();
   assert.ok('retryAfterSeconds' in t.admit('a', 'u'));
+});
+
+test('client address keys: IPv4 as is (also IPv4-mapped), IPv6 by its /64', () => {
+  assert.equal(clientAddressKey('10.1.2.3'), '10.1.2.3');
+  assert.equal(clientAddressKey('::ffff:10.1.2.3'), '10.1.2.3');
+  const net = '2001:db8:1:2::/64';
+  for (const a of ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2::9', '2001:0db8:0001:0002:aaaa::1']) {
+    assert.equal(clientAddressKey(a), net, a);
+  }
+  assert.notEqual(clientAddressKey('2001:db8:1:3::1'), net);
+  assert.equal(clientAddressKey('2001:db8::1'), '2001:db8:0:0::/64');
 });
