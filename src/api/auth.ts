@@ -1,54 +1,16 @@
-import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Actor, actorOf } from '../catalog/audit.ts';
 import type { User, UserStore } from '../catalog/user-store.ts';
-import { err } from '../errors/tributary-error.ts';
+import { err, isTributaryError } from '../errors/tributary-error.ts';
+import { collectRouteAccess, roleMayCall } from './access.ts';
+import { AuthThrottle } from './auth-throttle.ts';
+import { clientAddressKey } from './client-address.ts';
+import { CredentialCache } from './credential-cache.ts';
 
 declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The route needs no credentials (`/info`, license routes). */
-    public?: boolean;
-    /** A read_only user may call this mutating-method route (the handler checks the rest). */
-    readOnlyAllowed?: boolean;
-  }
   interface FastifyRequest {
     /** The authenticated user; set on every non-public route. */
     user: User;
-  }
-}
-
-const CACHE_TTL_MS = 5 * 60 * 1000;
-const CACHE_MAX = 10_000;
-
-/**
- * Remembers credentials that passed verification, keyed by a hash of the header value, so that a
- * stream of ingest requests does not pay for scrypt on every request. Any change to users clears it.
- */
-class CredentialCache {
-  private readonly entries = new Map<string, { username: string; until: number }>();
-
-  get(header: string): string | undefined {
-    const key = this.key(header);
-    const hit = this.entries.get(key);
-    if (!hit) return undefined;
-    if (hit.until < Date.now()) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return hit.username;
-  }
-
-  set(header: string, username: string): void {
-    if (this.entries.size >= CACHE_MAX) this.entries.clear();
-    this.entries.set(this.key(header), { username, until: Date.now() + CACHE_TTL_MS });
-  }
-
-  clear(): void {
-    this.entries.clear();
-  }
-
-  private key(header: string): string {
-    return createHash('sha256').update(header).digest('base64');
   }
 }
 
@@ -83,18 +45,54 @@ export interface Authenticator {
   invalidate(): void;
 }
 
+/** Throw `e` with a Retry-After header when it carries `retry_after` (seconds). */
+function withRetryAfter(reply: FastifyReply, e: unknown): unknown {
+  if (isTributaryError(e) && e.params.retry_after !== undefined)
+    void reply.header('Retry-After', String(e.params.retry_after));
+  return e;
+}
+
 /**
- * HTTP Basic against Tributary's users, or an API key. Unauthenticated requests get 401 with a
- * `WWW-Authenticate` header; read_only users get 403 on every mutating route not marked
- * `readOnlyAllowed`.
+ * HTTP Basic against Tributary's users, or an API key, checked before every route by what the
+ * route declares (`config.access`, src/api/access.ts; a route without it stops start-up).
+ * Unauthenticated requests get 401 with a `WWW-Authenticate` header; read_only users get 403 on
+ * `admin` routes. Successful checks are cached; failed password checks are limited per client
+ * address and per username (429 with Retry-After, src/api/auth-throttle.ts), and passwords are
+ * checked on their own threads (src/catalog/password-pool.ts).
  */
-export function installAuth(app: FastifyInstance, users: UserStore): Authenticator {
+export function installAuth(
+  app: FastifyInstance,
+  users: UserStore,
+  throttle: AuthThrottle = new AuthThrottle(),
+): Authenticator {
   const cache = new CredentialCache();
+  collectRouteAccess(app);
   app.decorateRequest('user', undefined as unknown as User);
 
-  app.addHook('onRequest', async (request) => {
-    const config = request.routeOptions.config;
-    if (config?.public || !request.routeOptions.url) return;
+  const checkPassword = async (value: string, address: string, reply: FastifyReply) => {
+    const basic = parseBasic(value);
+    if (!basic) return undefined;
+    const attempt = throttle.admit(clientAddressKey(address), basic.username);
+    if ('retryAfterSeconds' in attempt) {
+      throw withRetryAfter(reply, err('TOO_MANY_AUTH_FAILURES', { retry_after: attempt.retryAfterSeconds }));
+    }
+    let user: User | undefined;
+    try {
+      user = await users.authenticate(basic.username, basic.password);
+    } catch (e) {
+      attempt.abandoned();
+      throw withRetryAfter(reply, e);
+    }
+    if (user) attempt.succeeded();
+    else attempt.failed();
+    return user;
+  };
+
+  app.addHook('onRequest', async (request, reply) => {
+    // No route (404): nothing to guard.
+    if (!request.routeOptions.url) return;
+    const access = request.routeOptions.config?.access ?? 'admin';
+    if (access === 'public') return;
     const creds = credentialsOf(request);
     if (!creds) throw err('AUTH_REQUIRED');
     const cacheKey = `${creds.kind} ${creds.value}`;
@@ -102,18 +100,16 @@ export function installAuth(app: FastifyInstance, users: UserStore): Authenticat
     const cached = cache.get(cacheKey);
     if (cached) user = users.get(cached);
     if (!user) {
-      if (creds.kind === 'basic') {
-        const basic = parseBasic(creds.value);
-        if (basic) user = await users.authenticate(basic.username, basic.password);
-      } else {
-        user = users.authenticateApiKey(creds.value);
-      }
+      // API keys are long random strings checked with a fast hash: no limit needed.
+      user =
+        creds.kind === 'basic'
+          ? await checkPassword(creds.value, request.ip, reply)
+          : users.authenticateApiKey(creds.value);
       if (!user) throw err('AUTH_FAILED');
       cache.set(cacheKey, user.username);
     }
     request.user = user;
-    const mutating = request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS';
-    if (mutating && user.role === 'read_only' && !config?.readOnlyAllowed) {
+    if (!roleMayCall(user.role, access)) {
       throw err('FORBIDDEN_READ_ONLY', {
         user: user.username,
         action: `${request.method} ${request.routeOptions.url}`,
@@ -127,10 +123,4 @@ export function installAuth(app: FastifyInstance, users: UserStore): Authenticat
 /** The audit actor of a request. */
 export function actorOfRequest(request: FastifyRequest): Actor {
   return actorOf(request.user.username);
-}
-
-/** Throw 403 unless the request's user is an admin (for handlers of readOnlyAllowed routes). */
-export function requireAdmin(request: FastifyRequest, action: string): void {
-  if (request.user.role !== 'admin')
-    throw err('FORBIDDEN_READ_ONLY', { user: request.user.username, action });
 }

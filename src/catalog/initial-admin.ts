@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SYSTEM_ACTOR } from './audit.ts';
 import type { UserStore } from './user-store.ts';
@@ -12,13 +12,15 @@ export interface InitialAdmin {
   password: string;
   /** True when the password was generated (and so must be shown to the operator once). */
   generated: boolean;
-  file: string;
+  /** Where the generated password was written (only when generated). */
+  file?: string;
 }
 
 /**
  * On a first start with no users, create the `admin` user. Its password comes from
- * TRIBUTARY_ADMIN_PASSWORD, else is generated; either way it is written to
- * `<data>/initial-admin-password` with mode 0600. Answers undefined when users already exist.
+ * TRIBUTARY_ADMIN_PASSWORD, else is generated and written to `<data>/initial-admin-password`
+ * (mode 0600, a new file) for the operator to read once and delete. A configured password is
+ * never written anywhere. Answers undefined when users already exist.
  */
 export async function ensureInitialAdmin(
   users: UserStore,
@@ -26,9 +28,19 @@ export async function ensureInitialAdmin(
   configured: string | undefined,
 ): Promise<InitialAdmin | undefined> {
   if (users.count() > 0) return undefined;
-  const password = configured ?? randomBytes(18).toString('base64url');
+  if (configured !== undefined) {
+    await users.create(INITIAL_ADMIN, configured, 'admin', SYSTEM_ACTOR);
+    return { username: INITIAL_ADMIN, password: configured, generated: false };
+  }
+  const password = randomBytes(18).toString('base64url');
   await users.create(INITIAL_ADMIN, password, 'admin', SYSTEM_ACTOR);
-  const file = join(dataDir, INITIAL_PASSWORD_FILE);
-  await writeFile(file, `${password}\n`, { mode: 0o600 });
-  return { username: INITIAL_ADMIN, password, generated: configured === undefined, file };
+  const file = initialPasswordFile(dataDir);
+  // A new file, so that the mode applies (a left-over file would keep its own).
+  await rm(file, { force: true });
+  await writeFile(file, `${password}\n`, { mode: 0o600, flag: 'wx' });
+  return { username: INITIAL_ADMIN, password, generated: true, file };
+}
+
+export function initialPasswordFile(dataDir: string): string {
+  return join(dataDir, INITIAL_PASSWORD_FILE);
 }

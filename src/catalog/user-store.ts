@@ -40,6 +40,9 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /** Users, their salted password hashes and API keys, kept in the catalog. */
 export class UserStore {
+  /** A hash no password matches, checked for unknown usernames (made on first need). */
+  private unknownUserHash: Promise<string> | undefined;
+
   constructor(private readonly catalog: Catalog) {}
 
   list(): User[] {
@@ -87,10 +90,17 @@ export class UserStore {
     await this.catalog.delete('user', username);
   }
 
-  /** The user whose password matches, or undefined. */
+  /**
+   * The user whose password matches, or undefined. An unknown username costs a check too, so
+   * that the time of the answer does not tell which usernames exist.
+   */
   async authenticate(username: string, password: string): Promise<User | undefined> {
     const r = this.catalog.get<StoredUser>('user', username);
-    if (!r) return undefined;
+    if (!r) {
+      this.unknownUserHash ??= hashPassword(randomBytes(32).toString('base64'));
+      await verifyPassword(password, await this.unknownUserHash);
+      return undefined;
+    }
     return (await verifyPassword(password, r.value.password_hash)) ? this.view(r) : undefined;
   }
 

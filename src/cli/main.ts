@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig, VARIABLE_NAMES } from '../config/config.ts';
 import { createLogger } from '../log/logger.ts';
+import { PRIVATE_UMASK } from './data-dir.ts';
 import { Tributary } from './tributary.ts';
 
 const USAGE = `Usage: tributary <command> [options]
@@ -13,6 +14,8 @@ ${VARIABLE_NAMES.map((v) => `  ${v.flag.padEnd(26)} ${v.env}`).join('\n')}
 `;
 
 async function serve(argv: string[]): Promise<void> {
+  // Before anything is created: the data directory and all in it (the engine's files too) private.
+  process.umask(PRIVATE_UMASK);
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig(process.env, argv);
@@ -30,7 +33,7 @@ async function serve(argv: string[]): Promise<void> {
     if (a.generated) {
       process.stdout.write(
         `\nCreated user "${a.username}" with generated password: ${a.password}\n` +
-          `(also written to ${a.file}; it will not be shown again)\n\n`,
+          `It will not be shown again. It is also in ${a.file} (mode 0600): store it elsewhere, then delete that file.\n\n`,
       );
     } else {
       process.stdout.write(

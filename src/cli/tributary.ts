@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../api/server.ts';
@@ -6,7 +6,7 @@ import type { Services } from '../api/services.ts';
 import { readVersionInfo } from '../api/version-info.ts';
 import { SYSTEM_ACTOR } from '../catalog/audit.ts';
 import { EngineCatalog } from '../catalog/engine-catalog.ts';
-import { ensureInitialAdmin, type InitialAdmin } from '../catalog/initial-admin.ts';
+import { ensureInitialAdmin, type InitialAdmin, initialPasswordFile } from '../catalog/initial-admin.ts';
 import { UserStore } from '../catalog/user-store.ts';
 import { WorkspaceStore } from '../catalog/workspace-store.ts';
 import type { Config } from '../config/config.ts';
@@ -20,11 +20,23 @@ import { StreamStore } from '../stream/stream-store.ts';
 import type { BufferPolicy } from '../stream/stream-tables.ts';
 import { resetStreamingState } from '../streaming/state-table.ts';
 import { buildPlanner } from './build-planner.ts';
+import { securePrivateDir } from './data-dir.ts';
 
 /** Internal knobs, not configuration: tests and benchmarks use them. */
 export interface Tuning {
   /** When hybrid streams flush their Buffer (default DEFAULT_BUFFER_POLICY). */
   buffer?: BufferPolicy;
+}
+
+/** The generated first password is for reading once: remind the operator while its file is there. */
+async function warnOfPasswordFile(dataDir: string, logger: Logger): Promise<void> {
+  const file = initialPasswordFile(dataDir);
+  try {
+    await access(file);
+  } catch {
+    return;
+  }
+  logger.warn({ file }, `delete ${file} once the first admin password is stored elsewhere`);
 }
 
 /**
@@ -42,7 +54,7 @@ export class Tributary {
 
   /** `tuning`: stream-store knobs for tests and benchmarks (e.g. a Buffer flushed after every insert). */
   static async open(config: Config, logger: Logger, tuning: Tuning = {}): Promise<Tributary> {
-    await mkdir(config.dataDir, { recursive: true });
+    await securePrivateDir(config.dataDir);
     const engine = new ChdbEngine({
       dataPath: join(config.dataDir, 'engine'),
       sessions: { system: config.engineSystemSessions, user: config.engineUserSessions },
@@ -55,6 +67,7 @@ export class Tributary {
       const workspace = new WorkspaceStore(catalog);
       await workspace.ensure(SYSTEM_ACTOR);
       const initialAdmin = await ensureInitialAdmin(users, config.dataDir, config.adminPassword);
+      if (!initialAdmin) await warnOfPasswordFile(config.dataDir, logger);
       const streams = await StreamStore.open({
         engine,
         catalog,

@@ -112,6 +112,18 @@ export const ERRORS = {
     system: 'appserver',
     message: 'User {name} is the last admin and cannot be {action}',
   },
+  TOO_MANY_AUTH_FAILURES: {
+    code: 10007,
+    status: 429,
+    system: 'appserver',
+    message: 'Too many failed authentication attempts; retry in {retry_after} s',
+  },
+  AUTH_BUSY: {
+    code: 10008,
+    status: 503,
+    system: 'appserver',
+    message: 'Too many password checks are waiting; retry in {retry_after} s',
+  },
 
   // --- requests (101xx) ---
   INVALID_REQUEST: { code: 10101, status: 400, system: 'appserver', message: 'Invalid request: {detail}' },

@@ -29,12 +29,15 @@ export class RunningQuery {
   private rowListener: RowListener | undefined;
   private readonly endListeners: EndListener[] = [];
   private finished: Promise<void> | undefined;
+  /** The username that started the query: only it (or an admin) may cancel or delete it. */
+  readonly owner: string;
 
   constructor(
     request: QueryRequest,
     readonly plan: RowsPlan,
     actor: Actor,
   ) {
+    this.owner = actor.id;
     const header = plan.header;
     const index = (names: string[]) => header.findIndex((c) => names.includes(c.name));
     const at = auditTimestamp(new Date(this.startedAt));

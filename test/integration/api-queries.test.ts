@@ -184,3 +184,47 @@ test('/exec validates its body', async () => {
   assert.equal(r.statusCode, 400);
   assert.match(r.json().message, /timeout_ms/);
 });
+
+test('read_only cancels and deletes only its own queries; an admin, anyone', async () => {
+  const made = await h.call('POST', '/v1beta2/users', {
+    body: { username: 'q_reader', password: 'reader-password', role: 'read_only' },
+  });
+  assert.equal(made.statusCode, 201);
+  const reader = { user: 'q_reader', password: 'reader-password' };
+  const slow = 'SELECT sum(cityHash64(number)) FROM numbers(100000000000) SETTINGS max_threads = 1';
+  const start = async (creds: typeof ADMIN) => {
+    const it = readSse((await post('/v1beta2/queries', { sql: slow }, creds)).body!);
+    const id = JSON.parse((await it.next()).value!.data).id as string;
+    return { id, it };
+  };
+  const drain = async (it: AsyncGenerator<unknown>) => {
+    for await (const _ of it);
+  };
+  const admins = await start(ADMIN);
+  // Another user's query: 403, without naming its owner; the query keeps running.
+  for (const [method, path] of [
+    ['POST', `/v1beta2/queries/${admins.id}/cancel`],
+    ['DELETE', `/v1beta2/queries/${admins.id}`],
+  ] as const) {
+    const r = await h.call(method, path, { as: reader });
+    assert.equal(r.statusCode, 403, `${method} ${path}`);
+    assert.equal(r.json().code, 10003);
+    assert.doesNotMatch(r.json().message, /\badmin\b/);
+  }
+  assert.equal(
+    (await h.call('GET', `/v1beta2/queries/${admins.id}`, { as: reader })).json().status,
+    'running',
+  );
+  // Its own query: cancel and delete.
+  const own = await start(reader);
+  assert.equal((await h.call('POST', `/v1beta2/queries/${own.id}/cancel`, { as: reader })).statusCode, 204);
+  await drain(own.it);
+  assert.equal((await h.call('DELETE', `/v1beta2/queries/${own.id}`, { as: reader })).statusCode, 204);
+  // An admin cancels anyone's query; unknown ids stay 404 for everyone.
+  const readers = await start(reader);
+  assert.equal((await h.call('POST', `/v1beta2/queries/${readers.id}/cancel`)).statusCode, 204);
+  await drain(readers.it);
+  assert.equal((await h.call('POST', `/v1beta2/queries/${admins.id}/cancel`)).statusCode, 204);
+  await drain(admins.it);
+  assert.equal((await h.call('POST', '/v1beta2/queries/nope/cancel', { as: reader })).statusCode, 404);
+});

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startHarness } from '../helpers/harness.ts';
@@ -36,6 +36,14 @@ test('users and workspace settings survive a restart on the same data directory'
   assert.equal(ws.settings.enabled_user_tracking, true);
   assert.equal(ws.settings.last_updated_at, created.settings.last_updated_at);
   assert.equal(h.trb.initialAdmin, undefined, 'no second admin is created');
+});
+
+test('a configured first password (TRIBUTARY_ADMIN_PASSWORD) is written to no file', async (t) => {
+  const h = await startHarness();
+  t.after(() => h.close());
+  assert.equal(h.trb.initialAdmin?.generated, false);
+  assert.equal(h.trb.initialAdmin?.file, undefined);
+  assert.equal(existsSync(join(h.dataDir, 'initial-admin-password')), false);
 });
 
 test('first start writes the initial admin password with mode 0600; a generated one when none is configured', async (t) => {

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
+import { READ } from '../access.ts';
 import { CpuUsage } from '../cpu-usage.ts';
 import type { Services } from '../services.ts';
 
@@ -10,7 +11,7 @@ import type { Services } from '../services.ts';
  */
 export function clusterRoutes(app: FastifyInstance, s: Services): void {
   const cpu = new CpuUsage();
-  app.get('/v1beta2/cluster', async () => {
+  app.get('/v1beta2/cluster', { config: READ }, async () => {
     let online = true;
     try {
       await s.engine.ping();

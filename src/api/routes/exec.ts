@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { err } from '../../errors/tributary-error.ts';
+import { RUN } from '../access.ts';
 import type { Services } from '../services.ts';
 
 const exec = {
@@ -22,7 +23,7 @@ export const DEFAULT_EXEC_TIMEOUT_MS = 30000;
  * answered 204. `timeout_ms` (default 30000) stops the engine query and answers QUERY_TIMEOUT.
  */
 export function execRoutes(app: FastifyInstance, s: Services): void {
-  app.post('/v1beta2/exec', { schema: exec, config: { readOnlyAllowed: true } }, async (request, reply) => {
+  app.post('/v1beta2/exec', { schema: exec, config: RUN }, async (request, reply) => {
     const body = request.body as { sql: string; type: 'historical' | 'ddl'; timeout_ms?: number };
     const timeoutMs = body.timeout_ms ?? DEFAULT_EXEC_TIMEOUT_MS;
     const plan = await s.planner.plan(body.sql, { user: request.user, type: body.type, timeoutMs });

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { PUBLIC } from '../access.ts';
 import type { Services } from '../services.ts';
 
 interface Component {
@@ -14,7 +15,7 @@ interface Component {
  * `orbit` the connectors, `axion` the streaming executor. 503 when the engine does not answer.
  */
 export function infoRoutes(app: FastifyInstance, s: Services): void {
-  app.get('/info', { config: { public: true } }, async (_request, reply) => {
+  app.get('/info', { config: PUBLIC }, async (_request, reply) => {
     const own = (flags: Record<string, unknown> = {}): Component => ({
       version: s.version.version,
       commit: s.version.commit,

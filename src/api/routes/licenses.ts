@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { err } from '../../errors/tributary-error.ts';
+import { PUBLIC } from '../access.ts';
 import type { Services } from '../services.ts';
 
 /**
@@ -8,7 +9,7 @@ import type { Services } from '../services.ts';
  * trials are refused with an explanation instead of pretending to succeed.
  */
 export function licenseRoutes(app: FastifyInstance, s: Services): void {
-  const open = { config: { public: true } };
+  const open = { config: PUBLIC };
   app.get('/v1beta2/licenses', open, async (_request, reply) =>
     reply.status(201).send([
       {

@@ -1,7 +1,9 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { err } from '../../errors/tributary-error.ts';
 import { type BatchingPolicy, DEFAULT_BATCHING } from '../../queries/query-types.ts';
 import { ResultBatcher } from '../../queries/result-batcher.ts';
 import type { RunningQuery } from '../../queries/running-query.ts';
+import { READ, RUN } from '../access.ts';
 import { actorOfRequest } from '../auth.ts';
 import { EventStream } from '../event-stream.ts';
 import type { Services } from '../services.ts';
@@ -64,55 +66,65 @@ async function streamResults(q: RunningQuery, policy: BatchingPolicy, reply: Fas
   await q.start();
 }
 
+/** 403 unless the request's user started the query or is an admin (the owner is not named). */
+function requireOwnerOrAdmin(request: FastifyRequest, q: RunningQuery, verb: string): void {
+  if (request.user.role === 'admin' || q.owner === request.user.username) return;
+  throw err('FORBIDDEN_READ_ONLY', {
+    user: request.user.username,
+    action: `${verb} a query another user started`,
+  });
+}
+
 /** Queries: run (SSE), list, get, cancel, delete, pipeline. */
 export function queryRoutes(app: FastifyInstance, s: Services): void {
-  app.post(
-    '/v1beta2/queries',
-    { schema: runQuery, config: { readOnlyAllowed: true } },
-    async (request, reply) => {
-      const body = request.body as RunQueryBody;
-      const plan = await s.planner.plan(body.sql, {
-        user: request.user,
-        ...(body.type ? { type: body.type } : {}),
-      });
-      if (plan.kind === 'statement') {
-        await plan.run(new AbortController().signal);
-        return reply.status(204).send();
-      }
-      const q = s.queries.add(
-        {
-          sql: body.sql,
-          ...(body.name !== undefined ? { name: body.name } : {}),
-          ...(body.description !== undefined ? { description: body.description } : {}),
-          ...(body.tags ? { tags: body.tags } : {}),
-        },
-        plan,
-        actorOfRequest(request),
-      );
-      await streamResults(q, { ...DEFAULT_BATCHING, ...body.batching_policy }, reply);
-    },
-  );
+  app.post('/v1beta2/queries', { schema: runQuery, config: RUN }, async (request, reply) => {
+    const body = request.body as RunQueryBody;
+    const plan = await s.planner.plan(body.sql, {
+      user: request.user,
+      ...(body.type ? { type: body.type } : {}),
+    });
+    if (plan.kind === 'statement') {
+      await plan.run(new AbortController().signal);
+      return reply.status(204).send();
+    }
+    const q = s.queries.add(
+      {
+        sql: body.sql,
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.description !== undefined ? { description: body.description } : {}),
+        ...(body.tags ? { tags: body.tags } : {}),
+      },
+      plan,
+      actorOfRequest(request),
+    );
+    await streamResults(q, { ...DEFAULT_BATCHING, ...body.batching_policy }, reply);
+  });
 
-  app.get('/v1beta2/queries', async (request) => {
+  app.get('/v1beta2/queries', { config: READ }, async (request) => {
     const { tag } = request.query as { tag?: string };
     return s.queries.list(tag);
   });
 
-  app.get('/v1beta2/queries/:id', async (request) =>
+  app.get('/v1beta2/queries/:id', { config: READ }, async (request) =>
     s.queries.get((request.params as { id: string }).id).snapshot(),
   );
 
-  app.post('/v1beta2/queries/:id/cancel', { config: { readOnlyAllowed: true } }, async (request, reply) => {
-    s.queries.cancel((request.params as { id: string }).id);
+  // A read_only user may cancel and delete its own queries only; an admin, any query.
+  app.post('/v1beta2/queries/:id/cancel', { config: RUN }, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    requireOwnerOrAdmin(request, s.queries.get(id), 'cancel');
+    s.queries.cancel(id);
     return reply.status(204).send();
   });
 
-  app.delete('/v1beta2/queries/:id', { config: { readOnlyAllowed: true } }, async (request, reply) => {
-    s.queries.delete((request.params as { id: string }).id);
+  app.delete('/v1beta2/queries/:id', { config: RUN }, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    requireOwnerOrAdmin(request, s.queries.get(id), 'delete');
+    s.queries.delete(id);
     return reply.status(204).send();
   });
 
-  app.get('/v1beta2/queries/:id/pipeline', async (request) => {
+  app.get('/v1beta2/queries/:id/pipeline', { config: READ }, async (request) => {
     const steps = s.queries.get((request.params as { id: string }).id).pipeline();
     return {
       nodes: steps.map((st) => ({

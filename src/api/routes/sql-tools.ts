@@ -12,6 +12,7 @@ import {
   syntaxErrorToTributary,
   translate,
 } from '../../sql/index.ts';
+import { READ } from '../access.ts';
 import type { Services } from '../services.ts';
 
 const sqlBody = {
@@ -55,19 +56,19 @@ async function analyzeSql(s: Services, sql: string): Promise<Analysis> {
  * parser of the pipeline pages.
  */
 export function sqlToolRoutes(app: FastifyInstance, s: Services): void {
-  app.post('/v1beta2/format', { schema: sqlBody, config: { readOnlyAllowed: true } }, async (request) => {
+  app.post('/v1beta2/format', { schema: sqlBody, config: READ }, async (request) => {
     const { sql } = request.body as { sql: string };
     return { sql: withSyntaxErrors(() => formatSql(sql)) };
   });
 
-  app.post('/v1beta2/sqlanalyze', { schema: sqlBody, config: { readOnlyAllowed: true } }, async (request) => {
+  app.post('/v1beta2/sqlanalyze', { schema: sqlBody, config: READ }, async (request) => {
     const { sql } = request.body as { sql: string };
     return analyzeSql(s, sql);
   });
 
   // The body is a bare JSON string: `"CREATE STREAM ..."`. As in Timeplus, the body is read as JSON
   // whatever its Content-Type (a text/plain body must hold the JSON string too).
-  app.post('/v1beta2/pipeline/parseddl', { config: { readOnlyAllowed: true } }, async (request) => {
+  app.post('/v1beta2/pipeline/parseddl', { config: READ }, async (request) => {
     const contentType = String(request.headers['content-type'] ?? '').toLowerCase();
     const body = /^application\/(.+\+)?json/.test(contentType) ? request.body : jsonOf(request.body);
     if (typeof body !== 'string') {

@@ -6,6 +6,7 @@ import { err } from '../../errors/tributary-error.ts';
 import { resolveIngestFormat } from '../../stream/ingest-format.ts';
 import type { StreamDefinition } from '../../stream/stream-definition.ts';
 import type { StreamSizes } from '../../stream/stream-stats.ts';
+import { ADMIN, READ } from '../access.ts';
 import { actorOfRequest } from '../auth.ts';
 import type { Services } from '../services.ts';
 import { type StreamDefBody, streamSpecOf } from './stream-def.ts';
@@ -156,9 +157,11 @@ export function streamResource(
 export function streamRoutes(app: FastifyInstance, s: Services): void {
   const dbOf = (q: unknown) => (q as { db?: string }).db ?? 'default';
 
-  app.get('/v1beta2/databases', async () => (await s.streams.databases()).map((d) => ({ name: d.name })));
+  app.get('/v1beta2/databases', { config: READ }, async () =>
+    (await s.streams.databases()).map((d) => ({ name: d.name })),
+  );
 
-  app.get('/v1beta2/streams', { schema: listStreams }, async (request) => {
+  app.get('/v1beta2/streams', { schema: listStreams, config: READ }, async (request) => {
     const q = request.query as { db?: string; expand?: string };
     const records = s.streams.list(q.db);
     if (q.expand !== 'true' && q.expand !== '1') return records.map((r) => streamResource(r));
@@ -167,20 +170,20 @@ export function streamRoutes(app: FastifyInstance, s: Services): void {
     );
   });
 
-  app.post('/v1beta2/streams', { schema: createStream }, async (request, reply) => {
+  app.post('/v1beta2/streams', { schema: createStream, config: ADMIN }, async (request, reply) => {
     const spec = streamSpecOf(request.body as StreamDefBody, dbOf(request.query));
     const record = await s.streams.create(spec, actorOfRequest(request));
     return reply.status(201).send(streamResource(record));
   });
 
-  app.get('/v1beta2/streams/:name', { schema: byName }, async (request) => {
+  app.get('/v1beta2/streams/:name', { schema: byName, config: READ }, async (request) => {
     const { name } = request.params as { name: string };
     const db = dbOf(request.query);
     const record = s.streams.require(db, name);
     return streamResource(record, await s.streams.sizes(db, name));
   });
 
-  app.patch('/v1beta2/streams/:name', { schema: updateStream }, async (request) => {
+  app.patch('/v1beta2/streams/:name', { schema: updateStream, config: ADMIN }, async (request) => {
     const { name } = request.params as { name: string };
     const body = (request.body ?? {}) as {
       description?: string;
@@ -208,14 +211,14 @@ export function streamRoutes(app: FastifyInstance, s: Services): void {
     return streamResource(record);
   });
 
-  app.delete('/v1beta2/streams/:name', { schema: byName }, async (request, reply) => {
+  app.delete('/v1beta2/streams/:name', { schema: byName, config: ADMIN }, async (request, reply) => {
     const { name } = request.params as { name: string };
     s.inputs?.assertNoWriters(dbOf(request.query), name);
     await s.streams.drop(dbOf(request.query), name);
     return reply.status(204).send();
   });
 
-  app.get('/v1beta2/streams/:name/stats', { schema: byName }, async (request) => {
+  app.get('/v1beta2/streams/:name/stats', { schema: byName, config: READ }, async (request) => {
     const { name } = request.params as { name: string };
     const st = await s.streams.statistics(dbOf(request.query), name);
     return {
@@ -243,7 +246,7 @@ export function streamRoutes(app: FastifyInstance, s: Services): void {
   void app.register(async (raw) => {
     raw.removeAllContentTypeParsers();
     raw.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-    raw.post('/v1beta2/streams/:name/ingest', { schema: ingest }, async (request, reply) => {
+    raw.post('/v1beta2/streams/:name/ingest', { schema: ingest, config: ADMIN }, async (request, reply) => {
       const { name } = request.params as { name: string };
       const q = request.query as { db?: string; format?: string };
       const { format, charset } = resolveIngestFormat(request.headers['content-type'], q.format);

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ViewRecord } from '../../streaming/catalog-resolver.ts';
+import { READ } from '../access.ts';
 import type { Services } from '../services.ts';
 import { buildTopology, type TopologyInput } from '../topology-graph.ts';
 
@@ -19,7 +20,7 @@ const topologyQuery = {
  * (see topology-graph.ts); without `db`, every database.
  */
 export function topologyRoutes(app: FastifyInstance, s: Services): void {
-  app.get('/v1beta2/topology', { schema: topologyQuery }, async (request) => {
+  app.get('/v1beta2/topology', { schema: topologyQuery, config: READ }, async (request) => {
     const { db } = request.query as { db?: string };
     const service = s.inputs;
     const inputs: TopologyInput[] = service

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ROLES, type Role } from '../../catalog/user-store.ts';
 import { err } from '../../errors/tributary-error.ts';
+import { ADMIN, READ } from '../access.ts';
 import { type Authenticator, actorOfRequest } from '../auth.ts';
 import type { Services } from '../services.ts';
 
@@ -37,51 +38,51 @@ const createKey = {
 
 /** Users (list, create, get, update, delete), roles, and API keys. */
 export function userRoutes(app: FastifyInstance, s: Services, auth: Authenticator): void {
-  app.get('/v1beta2/users', async () => s.users.list());
+  app.get('/v1beta2/users', { config: READ }, async () => s.users.list());
 
-  app.post('/v1beta2/users', { schema: createUser }, async (request, reply) => {
+  app.post('/v1beta2/users', { schema: createUser, config: ADMIN }, async (request, reply) => {
     const body = request.body as { username: string; password: string; role?: Role };
     await s.users.create(body.username, body.password, body.role ?? 'read_only', actorOfRequest(request));
     auth.invalidate();
     return reply.status(201).send();
   });
 
-  app.get('/v1beta2/users/:name', async (request) => {
+  app.get('/v1beta2/users/:name', { config: READ }, async (request) => {
     const { name } = request.params as { name: string };
     const user = s.users.get(name);
     if (!user) throw err('USER_NOT_FOUND', { name });
     return user;
   });
 
-  app.patch('/v1beta2/users/:name', { schema: updateUser }, async (request, reply) => {
+  app.patch('/v1beta2/users/:name', { schema: updateUser, config: ADMIN }, async (request, reply) => {
     const { name } = request.params as { name: string };
     await s.users.update(name, request.body as { password?: string; role?: Role }, actorOfRequest(request));
     auth.invalidate();
     return reply.status(200).send();
   });
 
-  app.delete('/v1beta2/users/:name', async (request, reply) => {
+  app.delete('/v1beta2/users/:name', { config: ADMIN }, async (request, reply) => {
     const { name } = request.params as { name: string };
     await s.users.delete(name);
     auth.invalidate();
     return reply.status(204).send();
   });
 
-  app.get('/v1beta2/roles', async () => ROLES);
+  app.get('/v1beta2/roles', { config: READ }, async () => ROLES);
 
   // API keys, the contract's Cloud routes: a key acts as the user it belongs to.
-  app.get('/v1beta2/auth/api_keys', async (request) =>
+  app.get('/v1beta2/auth/api_keys', { config: READ }, async (request) =>
     s.users.listApiKeys(request.user.role === 'admin' ? undefined : request.user.username),
   );
 
-  app.post('/v1beta2/auth/api_keys', { schema: createKey }, async (request, reply) => {
+  app.post('/v1beta2/auth/api_keys', { schema: createKey, config: ADMIN }, async (request, reply) => {
     const body = (request.body ?? {}) as { name?: string; username?: string };
     const username = body.username ?? request.user.username;
     const created = await s.users.createApiKey(username, body.name ?? '', actorOfRequest(request));
     return reply.status(201).send(created);
   });
 
-  app.delete('/v1beta2/auth/api_keys/:id', async (request, reply) => {
+  app.delete('/v1beta2/auth/api_keys/:id', { config: ADMIN }, async (request, reply) => {
     const { id } = request.params as { id: string };
     if (!(await s.users.deleteApiKey(id))) throw err('RESOURCE_NOT_FOUND', { kind: 'API key', name: id });
     auth.invalidate();

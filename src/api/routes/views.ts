@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { err } from '../../errors/tributary-error.ts';
 import { parseViewQuery, type ViewCatalogRecord, type ViewStore } from '../../views/view-store.ts';
+import { ADMIN, READ } from '../access.ts';
 import { actorOfRequest } from '../auth.ts';
 import type { Services } from '../services.ts';
 
@@ -109,12 +110,12 @@ export async function viewResource(
 export function viewRoutes(app: FastifyInstance, s: Services): void {
   const dbOf = (q: unknown) => (q as { db?: string }).db ?? s.views.defaultDatabase;
 
-  app.get('/v1beta2/views', { schema: byDb }, async (request) => {
+  app.get('/v1beta2/views', { schema: byDb, config: READ }, async (request) => {
     const { db } = request.query as { db?: string };
     return Promise.all(s.views.list(db).map((r) => viewResource(s.views, r)));
   });
 
-  app.post('/v1beta2/views', { schema: createView }, async (request, reply) => {
+  app.post('/v1beta2/views', { schema: createView, config: ADMIN }, async (request, reply) => {
     const body = request.body as ViewBody & { name: string; query: string };
     if (body.materialized)
       throw err('NOT_IMPLEMENTED', { detail: 'materialized views are not supported yet' });
@@ -131,12 +132,12 @@ export function viewRoutes(app: FastifyInstance, s: Services): void {
     return reply.status(201).send(await viewResource(s.views, record as ViewCatalogRecord));
   });
 
-  app.get('/v1beta2/views/:name', { schema: byDb }, async (request) => {
+  app.get('/v1beta2/views/:name', { schema: byDb, config: READ }, async (request) => {
     const { name } = request.params as { name: string };
     return viewResource(s.views, s.views.require(dbOf(request.query), name));
   });
 
-  app.patch('/v1beta2/views/:name', { schema: updateView }, async (request, reply) => {
+  app.patch('/v1beta2/views/:name', { schema: updateView, config: ADMIN }, async (request, reply) => {
     const { name } = request.params as { name: string };
     const body = (request.body ?? {}) as ViewBody;
     const db = dbOf(request.query);
@@ -154,7 +155,7 @@ export function viewRoutes(app: FastifyInstance, s: Services): void {
     return reply.status(204).send();
   });
 
-  app.delete('/v1beta2/views/:name', { schema: byDb }, async (request, reply) => {
+  app.delete('/v1beta2/views/:name', { schema: byDb, config: ADMIN }, async (request, reply) => {
     const { name } = request.params as { name: string };
     await s.views.drop(dbOf(request.query), name);
     return reply.status(204).send();

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { ADMIN, READ } from '../access.ts';
 import { actorOfRequest } from '../auth.ts';
 import type { Services } from '../services.ts';
 
@@ -19,9 +20,9 @@ const updateWorkspace = {
 
 /** The workspace and its settings. */
 export function workspaceRoutes(app: FastifyInstance, s: Services): void {
-  app.get('/v1beta2/workspace', async () => s.workspace.get());
+  app.get('/v1beta2/workspace', { config: READ }, async () => s.workspace.get());
 
-  app.patch('/v1beta2/workspace', { schema: updateWorkspace }, async (request, reply) => {
+  app.patch('/v1beta2/workspace', { schema: updateWorkspace, config: ADMIN }, async (request, reply) => {
     const { settings } = request.body as { settings: { enabled_user_tracking?: boolean } };
     await s.workspace.updateSettings(
       settings.enabled_user_tracking === undefined
