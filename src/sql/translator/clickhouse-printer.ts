@@ -2,6 +2,7 @@ import { distance } from 'fastest-levenshtein';
 import { err } from '../../errors/tributary-error.ts';
 import type { Asterisk, Expr, FunctionCall, IntervalExpr, JsonAccess } from '../ast/expression.ts';
 import type { FromItem, Query, SelectQuery, UnionQuery } from '../ast/query.ts';
+import type { Span } from '../ast/span.ts';
 import { mapFunctionCall } from '../names/function-calls.ts';
 import {
   isStreamingTableFunction,
@@ -14,6 +15,12 @@ import { backtick, Layout, quoteIdentifier, quoteString } from '../printer/sql-t
 import { type DataType, printDataType, TypeSyntaxError } from '../types/data-type.ts';
 import { PROTON_TYPE_NAMES, toClickHouseType, UnknownTypeError } from '../types/proton-types.ts';
 import { protonColumnName } from './column-names.ts';
+import {
+  checkEngineTable,
+  checkFunction,
+  checkQuerySetting,
+  checkTableFunction,
+} from './engine-allow-list.ts';
 import { isArrayOrMap, type MapCastScope } from './map-cast.ts';
 import { isProtonQuerySetting } from './proton-settings.ts';
 import type { ResolvedTable, TableResolver } from './resolver.ts';
@@ -142,6 +149,7 @@ export class ClickHousePrinter extends StatementPrinter {
         hint: m.suggestion ? `. Maybe you meant: ${m.suggestion}` : '',
       });
     }
+    checkFunction(m.call.name, f.name, f.span);
     let call = m.call;
     if (
       f.name.toLowerCase() === 'map_cast' &&
@@ -233,6 +241,7 @@ export class ClickHousePrinter extends StatementPrinter {
     this.aliasScopes.push(aliases);
     try {
       const settings = q.settings?.filter((s) => !isProtonQuerySetting(s.name));
+      for (const s of settings ?? []) checkQuerySetting(s.name, s.span);
       // FORMAT is the caller's business (the engine call takes the output format as an option).
       const { emit: _e, partitionBy: _p, shuffleBy: _s, settings: _x, format: _f, ...rest } = q;
       const historical: SelectQuery = { ...rest, ...(settings?.length ? { settings } : {}) };
@@ -374,10 +383,10 @@ export class ClickHousePrinter extends StatementPrinter {
         if (item.database === undefined && this.inCte(item.name)) {
           return `${quoteIdentifier(item.name)}${item.alias ? ` AS ${quoteIdentifier(item.alias)}` : ''}`;
         }
-        return `${this.tableSource(item.database, item.name, layout)}${item.final ? ' FINAL' : ''} AS ${quoteIdentifier(alias)}`;
+        return `${this.tableSource(item.database, item.name, layout, item.span)}${item.final ? ' FINAL' : ''} AS ${quoteIdentifier(alias)}`;
       }
       case 'TableFunction':
-        return this.tableFunction(item.name, item.args, item.alias, layout);
+        return this.tableFunction(item.name, item.args, item.alias, layout, item.span);
       case 'SubqueryTable':
         return `(${layout.brOpen}${this.query(item.query, layout.inner)}${layout.brClose})${item.alias ? ` AS ${quoteIdentifier(item.alias)}` : ''}`;
       default:
@@ -386,8 +395,9 @@ export class ClickHousePrinter extends StatementPrinter {
   }
 
   /** A resolved name as it goes in FROM: the engine table, a subquery, or the expanded view. */
-  private tableSource(database: string | undefined, name: string, layout: Layout): string {
+  private tableSource(database: string | undefined, name: string, layout: Layout, span?: Span): string {
     const r = this.resolve(database, name);
+    if (r.kind === 'engine_table' && r.database !== undefined) checkEngineTable(r.database, name, span);
     if (r.kind === 'view' && r.viewQuery) {
       if (this.viewDepth > 16)
         throw err('INCORRECT_QUERY', { detail: `View ${name} refers to itself (views nested too deeply)` });
@@ -409,7 +419,7 @@ export class ClickHousePrinter extends StatementPrinter {
       if (db === undefined && this.inCte(name)) return { sql: quoteIdentifier(name), star: '*' };
       const r = this.resolve(db, name);
       const hidden = r.kind === 'view' ? [] : (r.hiddenColumns ?? []);
-      const sql = this.tableSource(db, name, layout);
+      const sql = this.tableSource(db, name, layout, e.span);
       return { sql, star: hidden.length ? `* EXCEPT (${hidden.map(quoteIdentifier).join(', ')})` : '*' };
     }
     if (e.kind === 'Subquery') return { sql: `(${this.query(e.query, layout.inner)})`, star: '*' };
@@ -421,7 +431,7 @@ export class ClickHousePrinter extends StatementPrinter {
           throw err('BAD_ARGUMENTS', { detail: 'table() takes exactly one stream' });
         return this.sourceArg(inner, layout);
       }
-      return { sql: this.tableFunctionSql(e.name, e.args, layout), star: '*' };
+      return { sql: this.tableFunctionSql(e.name, e.args, layout, e.span), star: '*' };
     }
     throw err('BAD_ARGUMENTS', {
       detail: `Expected a stream, a view or a subquery as the source, got ${this.expr(e)}`,
@@ -433,6 +443,7 @@ export class ClickHousePrinter extends StatementPrinter {
     args: readonly Expr[],
     alias: string | undefined,
     layout: Layout,
+    span?: Span,
   ): string {
     const lower = name.toLowerCase();
     const as = alias ?? this.defaultAlias(args[0]);
@@ -462,11 +473,11 @@ export class ClickHousePrinter extends StatementPrinter {
       if (src.star !== '*') return `(SELECT ${src.star} FROM ${src.sql})${suffix}`;
       return `${src.sql}${suffix}`;
     }
-    return `${this.tableFunctionSql(name, args, layout)}${suffix}`;
+    return `${this.tableFunctionSql(name, args, layout, span)}${suffix}`;
   }
 
   /** A table function as FROM text, without alias (also used for INSERT INTO FUNCTION). */
-  tableFunctionSql(name: string, args: readonly Expr[], layout: Layout): string {
+  tableFunctionSql(name: string, args: readonly Expr[], layout: Layout, span?: Span): string {
     const lower = name.toLowerCase();
     const x = (e: Expr) => this.expr(e, PREC.lambda, layout);
     if (isStreamingTableFunction(lower)) {
@@ -530,6 +541,7 @@ export class ClickHousePrinter extends StatementPrinter {
       const hint = suggestTableFunction(name);
       throw err('UNKNOWN_FUNCTION', { name, hint: hint ? `. Maybe you meant: ${hint}` : '' });
     }
+    checkTableFunction(engineName, name, span);
     return `${engineName}(${this.list(args, layout)})`;
   }
 
