@@ -39,6 +39,12 @@ export const ERRORS = {
     message:
       'Setting {name}{position} may not be changed by a query (limits, readonly, allow_* and engine doors stay as the server set them). Settings a query may change: Proton query settings and {allowed}',
   },
+  SQL_TOO_DEEP: {
+    code: 306,
+    status: 400,
+    system: 'timeplusd',
+    message: 'Maximum SQL depth exceeded: {detail}',
+  },
   UNKNOWN_IDENTIFIER: {
     code: 47,
     status: 400,

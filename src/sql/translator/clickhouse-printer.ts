@@ -9,7 +9,7 @@ import {
   resolveTableFunctionName,
   suggestFunctionName,
 } from '../names/function-catalog.ts';
-import { PREC, precedenceOf } from '../printer/print-expression.ts';
+import { binaryPrec, PREC, precedenceOf } from '../printer/print-expression.ts';
 import { StatementPrinter } from '../printer/print-statement.ts';
 import { backtick, Layout, quoteIdentifier, quoteString } from '../printer/sql-text.ts';
 import { type DataType, printDataType, TypeSyntaxError } from '../types/data-type.ts';
@@ -55,6 +55,9 @@ export interface DedupCall {
 
 /** Operator forms that get parentheses whenever they are an operand, so the engine's own precedence never matters. */
 const OPERATORS = new Set(['Binary', 'Unary', 'Between', 'IsNull', 'Ternary', 'Lambda']);
+
+/** Left-associative operators whose left-deep chains print flat (see flatChain). */
+const FLAT_CHAIN_OPS: ReadonlySet<string> = new Set(['OR', 'AND', '||', '+', '-', '*']);
 
 const CAST_FUNCTIONS = new Set([
   'CAST',
@@ -113,9 +116,28 @@ export class ClickHousePrinter extends StatementPrinter {
         });
       case 'Cast':
         return `CAST(${this.expr(e.expr, PREC.lambda, layout)} AS ${this.dataType(e.type)})`;
+      case 'Binary':
+        return FLAT_CHAIN_OPS.has(e.op) ? this.flatChain(e, layout) : super.exprText(e, layout);
       default:
         return super.exprText(e, layout);
     }
+  }
+
+  /**
+   * A left-deep chain `a OR b OR c` as `(a) OR (b) OR (c)`, not `((a) OR (b)) OR (c)`: the engine
+   * reads the flat form as one n-ary or()/and() (and the same left-associative +, -, ||), while
+   * every nested parenthesis costs it parser depth (max_parser_depth 1000 is reached by ~200
+   * parenthesised OR terms). Operands stay parenthesised, so precedence never matters.
+   */
+  private flatChain(e: Expr & { kind: 'Binary' }, layout: Layout): string {
+    const p = binaryPrec(e.op);
+    const tail: string[] = [];
+    let node: Expr = e;
+    while (node.kind === 'Binary' && FLAT_CHAIN_OPS.has(node.op) && binaryPrec(node.op) === p) {
+      tail.push(`${node.op} ${this.expr(node.right, p + 1, layout)}`);
+      node = node.left;
+    }
+    return [this.expr(node, p + 1, layout), ...tail.reverse()].join(' ');
   }
 
   override dataType(t: DataType): string {
