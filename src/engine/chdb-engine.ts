@@ -66,9 +66,12 @@ export class ChdbEngine implements Engine {
     const lease = await this.pool.acquire(options.lane ?? 'system', () => unavailable());
     try {
       return await this.cancellable(options, async (settings) => {
-        const r = await lease.session.queryAsync(withSettings(sql, this.guarded(settings, options)), {
-          format: options.format ?? 'JSONCompactEachRow',
-        });
+        const r = await lease.session.queryAsync(
+          withSettings(sql, this.guarded(settings, options), { merge: !!options.userSql }),
+          {
+            format: options.format ?? 'JSONCompactEachRow',
+          },
+        );
         return {
           text: () => r.text(),
           bytes: () => r.bytes(),
@@ -100,7 +103,7 @@ export class ChdbEngine implements Engine {
     options.signal?.addEventListener('abort', abort, { once: true });
     const timer = options.timeoutMs ? setTimeout(onTimeout, options.timeoutMs) : undefined;
     try {
-      const stream = lease.session.queryStream(withSettings(sql, settings), {
+      const stream = lease.session.queryStream(withSettings(sql, settings, { merge: !!options.userSql }), {
         format: options.format ?? 'JSONCompactEachRow',
       });
       try {
