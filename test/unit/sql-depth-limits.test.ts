@@ -48,7 +48,11 @@ test('10,000-term OR / AND / || / + chains parse into shallow trees that format,
     const sql = `SELECT * FROM s WHERE ${terms(10000, op, term)}`;
     const ast = parseStatement(sql);
     assert.ok(height(ast) < 60, `${op}: height ${height(ast)}`);
-    assert.equal(findAll(ast, (n): n is Expr => n.kind === 'Binary' && n.op === op.trim()).length, 9999);
+    assert.equal(
+      findAll(ast, (n): n is Expr => n.kind === 'Binary' && (n as Expr & { op: string }).op === op.trim())
+        .length,
+      9999,
+    );
     assert.ok(formatSql(sql).length > 0);
     assert.ok(
       sameTree(parseStatement(print(ast, { pretty: false })), parseStatement(print(ast, { pretty: true }))),
