@@ -144,7 +144,7 @@ export function checkTableFunction(engineName: string, written: string, span?: S
     name: written,
     position: position(span),
     reason:
-      'user SQL may not read files, URLs, other servers or programs through the engine; create an external stream or table instead',
+      'user SQL may not read files, URLs, other servers or programs through the engine (see docs/operations.md, "What user SQL may reach")',
   });
 }
 
