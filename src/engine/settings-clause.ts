@@ -36,9 +36,16 @@ export function withSettings(
   const list = entries.map(([k, v]) => `${k} = ${literal(v)}`).join(', ');
   // Under `readonly = 1` a second clause could not change anything, so settings that must apply
   // together with the statement's own trailing clause join it (one clause is checked as a whole).
-  if (options.merge && TRAILING_SETTINGS.test(trimmed)) return `${trimmed}, ${list}`;
+  if (options.merge && endsInSettingsClause(trimmed)) return `${trimmed}, ${list}`;
   return `${trimmed}\nSETTINGS ${list}`;
 }
 
 /** The statement ends in its own top-level SETTINGS clause (no parenthesis after the keyword). */
 const TRAILING_SETTINGS = /\bSETTINGS\s+[^()]*$/i;
+
+/** Quoted strings and identifiers (their text must not count as SQL) and comments. */
+const QUOTED = /'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`(?:[^`\\]|\\.)*`|--[^\n]*|\/\*[\s\S]*?\*\//g;
+
+export function endsInSettingsClause(sql: string): boolean {
+  return TRAILING_SETTINGS.test(sql.replace(QUOTED, "''"));
+}

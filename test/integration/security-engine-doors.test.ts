@@ -192,6 +192,8 @@ test('what the allow-list keeps still runs (generators, Proton table functions, 
     "SELECT name FROM system.tables WHERE database = 'default' AND name = 's'",
     "SELECT count() FROM numbers(10) SETTINGS max_threads = 1, join_algorithm = 'hash'",
     "SELECT 1 SETTINGS seek_to = 'earliest'",
+    "SELECT 'a SETTINGS b' AS s",
+    "SELECT 'x' AS s SETTINGS max_threads = 2",
   ]) {
     const r = await h.call('POST', '/v1beta2/exec', { body: { sql, type: 'historical' }, as: who.reader });
     assert.equal(r.statusCode, 200, `${sql}: ${r.body}`);
