@@ -16,6 +16,8 @@ const SCALE = Math.max(Number(process.env.TRIBUTARY_FUZZ_SCALE ?? 1) || 1, 0.01)
 const TOOL_STATEMENTS = Math.round(20000 * SCALE);
 const ENGINE_STATEMENTS = Math.round(1000 * SCALE);
 const SEED = 0x7eb1a7;
+/** The runner's 180 s per test, scaled with the work (a larger `npm run fuzz` run takes longer). */
+const TIMEOUT = { timeout: Math.max(180000, 180000 * SCALE) };
 
 /** mulberry32: a small deterministic PRNG. */
 function prng(seed: number): () => number {
@@ -202,53 +204,64 @@ function describe(sql: string): string {
   return sql.length > 300 ? `${sql.slice(0, 300)}... (${sql.length} chars)` : sql;
 }
 
-test(`${TOOL_STATEMENTS} mutated corpus statements: /format and /sqlanalyze never answer 5xx`, async () => {
-  assert.ok(corpus.length > 1000, `corpus has only ${corpus.length} statements`);
-  const failures: string[] = [];
-  for (const sql of mutated(corpus, TOOL_STATEMENTS)) {
-    for (const route of ['/v1beta2/format', '/v1beta2/sqlanalyze']) {
-      // The analyzer describes valid SELECTs on the engine: keep that to the statements the
-      // corpus's streams would not resolve anyway (most), which is what keeps this fast.
-      const r = await h.call('POST', route, { body: { sql } });
-      if (r.statusCode >= 500)
-        failures.push(`${route} ${r.statusCode} ${r.body.slice(0, 200)}\n    ${describe(sql)}`);
+test(
+  `${TOOL_STATEMENTS} mutated corpus statements: /format and /sqlanalyze never answer 5xx`,
+  TIMEOUT,
+  async () => {
+    assert.ok(corpus.length > 1000, `corpus has only ${corpus.length} statements`);
+    const failures: string[] = [];
+    for (const sql of mutated(corpus, TOOL_STATEMENTS)) {
+      for (const route of ['/v1beta2/format', '/v1beta2/sqlanalyze']) {
+        // The analyzer describes valid SELECTs on the engine: keep that to the statements the
+        // corpus's streams would not resolve anyway (most), which is what keeps this fast.
+        const r = await h.call('POST', route, { body: { sql } });
+        if (r.statusCode >= 500)
+          failures.push(`${route} ${r.statusCode} ${r.body.slice(0, 200)}\n    ${describe(sql)}`);
+      }
     }
-  }
-  assert.deepEqual(failures.slice(0, 20), [], `${failures.length} 5xx answers`);
-});
+    assert.deepEqual(failures.slice(0, 20), [], `${failures.length} 5xx answers`);
+  },
+);
 
-test(`${ENGINE_STATEMENTS} mutated statements through /exec and /queries against the engine`, async () => {
-  const failures: string[] = [];
-  const statements = [
-    ...mutated(LOCAL, Math.ceil(ENGINE_STATEMENTS / 2)),
-    ...mutated(corpus, Math.floor(ENGINE_STATEMENTS / 2)),
-  ];
-  for (const sql of statements) {
-    const e = await h.call('POST', '/v1beta2/exec', { body: { sql, type: 'historical', timeout_ms: 5000 } });
-    if (e.statusCode >= 500)
-      failures.push(`/exec ${e.statusCode} ${e.body.slice(0, 200)}\n    ${describe(sql)}`);
-    // /queries over a real socket; a streaming query is cancelled as soon as it answers.
-    const controller = new AbortController();
-    try {
-      const res = await fetch(`${base}/v1beta2/queries`, {
-        method: 'POST',
-        headers: { ...authHeader(ADMIN), 'content-type': 'application/json' },
-        body: JSON.stringify({ sql }),
-        signal: controller.signal,
+test(
+  `${ENGINE_STATEMENTS} mutated statements through /exec and /queries against the engine`,
+  TIMEOUT,
+  async () => {
+    const failures: string[] = [];
+    const statements = [
+      ...mutated(LOCAL, Math.ceil(ENGINE_STATEMENTS / 2)),
+      ...mutated(corpus, Math.floor(ENGINE_STATEMENTS / 2)),
+    ];
+    for (const sql of statements) {
+      const e = await h.call('POST', '/v1beta2/exec', {
+        body: { sql, type: 'historical', timeout_ms: 5000 },
       });
-      if (res.status >= 500)
-        failures.push(`/queries ${res.status} ${(await res.text()).slice(0, 200)}\n    ${describe(sql)}`);
-      controller.abort();
-    } catch (err) {
-      if (!controller.signal.aborted) failures.push(`/queries failed: ${String(err)}\n    ${describe(sql)}`);
+      if (e.statusCode >= 500)
+        failures.push(`/exec ${e.statusCode} ${e.body.slice(0, 200)}\n    ${describe(sql)}`);
+      // /queries over a real socket; a streaming query is cancelled as soon as it answers.
+      const controller = new AbortController();
+      try {
+        const res = await fetch(`${base}/v1beta2/queries`, {
+          method: 'POST',
+          headers: { ...authHeader(ADMIN), 'content-type': 'application/json' },
+          body: JSON.stringify({ sql }),
+          signal: controller.signal,
+        });
+        if (res.status >= 500)
+          failures.push(`/queries ${res.status} ${(await res.text()).slice(0, 200)}\n    ${describe(sql)}`);
+        controller.abort();
+      } catch (err) {
+        if (!controller.signal.aborted)
+          failures.push(`/queries failed: ${String(err)}\n    ${describe(sql)}`);
+      }
     }
-  }
-  assert.deepEqual(failures.slice(0, 20), [], `${failures.length} failures`);
-  // The server is up and answers after all of it.
-  const info = await h.call('GET', '/info');
-  assert.equal(info.statusCode, 200, info.body);
-  const ok = await h.call('POST', '/v1beta2/exec', {
-    body: { sql: 'SELECT count() FROM table(fz)', type: 'historical' },
-  });
-  assert.deepEqual(ok.json().data, [[3]]);
-});
+    assert.deepEqual(failures.slice(0, 20), [], `${failures.length} failures`);
+    // The server is up and answers after all of it.
+    const info = await h.call('GET', '/info');
+    assert.equal(info.statusCode, 200, info.body);
+    const ok = await h.call('POST', '/v1beta2/exec', {
+      body: { sql: 'SELECT count() FROM table(fz)', type: 'historical' },
+    });
+    assert.deepEqual(ok.json().data, [[3]]);
+  },
+);
