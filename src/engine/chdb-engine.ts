@@ -66,9 +66,12 @@ export class ChdbEngine implements Engine {
     const lease = await this.pool.acquire(options.lane ?? 'system', () => unavailable());
     try {
       return await this.cancellable(options, async (settings) => {
-        const r = await lease.session.queryAsync(withSettings(sql, settings), {
-          format: options.format ?? 'JSONCompactEachRow',
-        });
+        const r = await lease.session.queryAsync(
+          withSettings(sql, this.guarded(settings, options), { merge: !!options.userSql }),
+          {
+            format: options.format ?? 'JSONCompactEachRow',
+          },
+        );
         return {
           text: () => r.text(),
           bytes: () => r.bytes(),
@@ -85,7 +88,10 @@ export class ChdbEngine implements Engine {
   async *stream(sql: string, options: EngineQueryOptions = {}): AsyncIterable<EngineChunk> {
     const lease: Lease<Session> = await this.pool.acquire(options.lane ?? 'user', () => unavailable());
     const tag = `trb:${randomUUID()}`;
-    const settings = { ...options.settings, log_comment: tag, ...this.timeoutSettings(options) };
+    const settings = this.guarded(
+      { ...options.settings, log_comment: tag, ...this.timeoutSettings(options) },
+      options,
+    );
     const abort = () => void this.kill(tag);
     // The engine's max_execution_time usually ends the query first (TIMEOUT_EXCEEDED); when this
     // timer's kill wins instead, the cancellation it causes is still the timeout.
@@ -97,7 +103,7 @@ export class ChdbEngine implements Engine {
     options.signal?.addEventListener('abort', abort, { once: true });
     const timer = options.timeoutMs ? setTimeout(onTimeout, options.timeoutMs) : undefined;
     try {
-      const stream = lease.session.queryStream(withSettings(sql, settings), {
+      const stream = lease.session.queryStream(withSettings(sql, settings, { merge: !!options.userSql }), {
         format: options.format ?? 'JSONCompactEachRow',
       });
       try {
@@ -175,6 +181,19 @@ export class ChdbEngine implements Engine {
     } catch {
       // The statement may have ended on its own; nothing to kill.
     }
+  }
+
+  /**
+   * User-derived SQL runs with `readonly = 1` first in its SETTINGS clause (the engine checks a
+   * clause's changes against the settings before it, so ours that follow still apply). chDB 3.4
+   * offers nothing stronger: it runs as one users.xml user that cannot be restricted, ignores
+   * `user_files_path` for absolute paths and has EXECUTE AS disabled (docs/operations.md).
+   */
+  private guarded(
+    settings: EngineQueryOptions['settings'],
+    options: EngineQueryOptions,
+  ): EngineQueryOptions['settings'] {
+    return options.userSql ? { readonly: 1, ...settings } : settings;
   }
 
   private timeoutSettings(options: EngineQueryOptions): Record<string, number> {

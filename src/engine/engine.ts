@@ -23,6 +23,13 @@ export interface EngineQueryOptions {
   /** Aborting cancels the query inside the engine (error QUERY_CANCELED). */
   signal?: AbortSignal;
   lane?: EngineLane;
+  /**
+   * The statement carries SQL derived from a user's query: run it with the engine's `readonly = 1`,
+   * the second enforcement of the engine allow-list (src/sql/translator/engine-allow-list.ts is the
+   * first). It stops file/url/remote/executable/... table functions and INSERT INTO FUNCTION even
+   * if a translator bug lets one through. Only for statements that read (SELECT, DESCRIBE).
+   */
+  userSql?: boolean;
 }
 
 export interface EngineResult {

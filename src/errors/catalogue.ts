@@ -26,6 +26,25 @@ export const ERRORS = {
     message: 'Syntax error at line {line}, column {column}: {detail}',
   },
   UNKNOWN_FUNCTION: { code: 46, status: 400, system: 'timeplusd', message: 'Unknown function {name}{hint}' },
+  ENGINE_ACCESS_DENIED: {
+    code: 497,
+    status: 403,
+    system: 'timeplusd',
+    message: 'Access denied: the {what} {name}{position} is not allowed in SQL: {reason}',
+  },
+  SETTING_NOT_ALLOWED: {
+    code: 164,
+    status: 403,
+    system: 'timeplusd',
+    message:
+      'Setting {name}{position} may not be changed by a query (limits, readonly, allow_* and engine doors stay as the server set them). Settings a query may change: Proton query settings and {allowed}',
+  },
+  SQL_TOO_DEEP: {
+    code: 306,
+    status: 400,
+    system: 'timeplusd',
+    message: 'Maximum SQL depth exceeded: {detail}',
+  },
   UNKNOWN_IDENTIFIER: {
     code: 47,
     status: 400,

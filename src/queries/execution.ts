@@ -32,6 +32,8 @@ export interface RowsPlan {
 export interface PlanOptions {
   /** Which execution the client asked for; undefined lets the planner decide from the SQL. */
   type?: 'historical' | 'ddl' | 'streaming';
+  /** `/exec`'s type, enforced before anything is planned (see checkExecType in sql-planner.ts). */
+  execType?: 'historical' | 'ddl';
   /** For historical execution: stop the engine query after this many milliseconds. */
   timeoutMs?: number;
   /** The user running it (for permission checks and audit). */

@@ -31,6 +31,7 @@ export class HistoricalExecution implements RowsPlan {
     try {
       for await (const chunk of this.engine.stream(this.engineSql, {
         lane: 'user',
+        userSql: true,
         signal,
         ...(this.timeoutMs ? { timeoutMs: this.timeoutMs } : {}),
       })) {

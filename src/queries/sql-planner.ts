@@ -2,11 +2,37 @@ import { err } from '../errors/tributary-error.ts';
 import type { Statement } from '../sql/ast/statement.ts';
 import { parseStatement } from '../sql/parser/parse.ts';
 import { isSqlSyntaxError, syntaxErrorToTributary } from '../sql/syntax/syntax-error.ts';
+import { guardDepth } from '../sql/syntax/too-deep.ts';
 import type { Plan, PlanOptions, QueryPlanner } from './execution.ts';
 import type { StatementHandler } from './statement-handler.ts';
 
-/** Statements a `read_only` user may run. */
-const READ_ONLY_KINDS = new Set(['Select', 'Union', 'Show', 'ShowCreate', 'Describe', 'Explain']);
+/** Statements that only read (what a `read_only` user may run, and `/exec` type `historical` accepts). */
+const READ_ONLY_KINDS: ReadonlySet<string> = new Set([
+  'Select',
+  'Union',
+  'Show',
+  'ShowCreate',
+  'Describe',
+  'Explain',
+]);
+
+/**
+ * `/exec` enforces its `type`: `historical` runs only statements that read (SELECT, SHOW,
+ * DESCRIBE, EXPLAIN), `ddl` only statements that change something (DDL, INSERT, KILL, ...).
+ */
+export function checkExecType(kind: Statement['kind'], type: 'historical' | 'ddl'): void {
+  const reads = READ_ONLY_KINDS.has(kind);
+  if (type === 'historical' && !reads) {
+    throw err('WRONG_QUERY_TYPE', {
+      detail: `type "historical" runs only SELECT, SHOW, DESCRIBE and EXPLAIN; this is a ${kind} statement: send it with type "ddl"`,
+    });
+  }
+  if (type === 'ddl' && reads) {
+    throw err('WRONG_QUERY_TYPE', {
+      detail: `type "ddl" runs statements that change something and answers 204; this ${kind} statement returns rows: send it with type "historical"`,
+    });
+  }
+}
 
 /**
  * The Proton-dialect planner: parses the SQL and hands the statement to the handler registered for
@@ -23,13 +49,18 @@ export class SqlQueryPlanner implements QueryPlanner {
     return this;
   }
 
-  async plan(sql: string, options: PlanOptions): Promise<Plan> {
+  plan(sql: string, options: PlanOptions): Promise<Plan> {
+    return guardDepth(() => this.planStatement(sql, options));
+  }
+
+  private async planStatement(sql: string, options: PlanOptions): Promise<Plan> {
     let statement: Statement;
     try {
       statement = parseStatement(sql);
     } catch (e) {
       throw isSqlSyntaxError(e) ? syntaxErrorToTributary(e) : e;
     }
+    if (options.execType) checkExecType(statement.kind, options.execType);
     if (options.user.role === 'read_only' && !READ_ONLY_KINDS.has(statement.kind)) {
       throw err('FORBIDDEN_READ_ONLY', {
         user: options.user.username,

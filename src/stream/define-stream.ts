@@ -110,9 +110,26 @@ function bad(detail: string): never {
   throw err('BAD_ARGUMENTS', { detail });
 }
 
+/**
+ * The engine names a table's files after it, escaped (letters, digits and `_` stay; every other
+ * UTF-8 byte becomes `%XX`), and a file name has at most 255 bytes; derived tables add a prefix
+ * such as `.tp_history.`. A name whose escaped form passes this is safe.
+ */
+const MAX_ESCAPED_NAME = 200;
+
+function escapedLength(name: string): number {
+  let n = 0;
+  for (const byte of Buffer.from(name, 'utf8')) n += /[A-Za-z0-9_]/.test(String.fromCharCode(byte)) ? 1 : 3;
+  return n;
+}
+
 export function checkName(kind: string, name: unknown): string {
   if (typeof name !== 'string' || name.length === 0) bad(`${kind} name must be a non-empty string`);
   if (name.length > 255) bad(`${kind} name ${name.slice(0, 40)}... is longer than 255 characters`);
+  if (escapedLength(name) > MAX_ESCAPED_NAME)
+    bad(
+      `${kind} name ${name.slice(0, 40)}... is too long for the engine's file names (at most ${MAX_ESCAPED_NAME} bytes once escaped: letters, digits and _ count 1, every other UTF-8 byte 3)`,
+    );
   if (name.startsWith('.') || /[\0/\\]/.test(name))
     bad(`${kind} name ${JSON.stringify(name)} is not allowed`);
   return name;

@@ -2,6 +2,7 @@ import { isLosslessNumber, parse, stringify } from 'lossless-json';
 import type { Engine } from '../engine/engine.ts';
 import { guardedEngine } from '../engine/guarded-engine.ts';
 import { quoteIdent, quoteString } from '../engine/settings-clause.ts';
+import { userSqlEngine } from '../engine/user-sql-engine.ts';
 import type { RowsPlan } from '../queries/execution.ts';
 import type { QueryAnalysis, ResultColumn } from '../queries/query-types.ts';
 import type { ExecutionProgress, PipelineStep, ResultSink } from '../queries/result-sink.ts';
@@ -68,7 +69,9 @@ export class StreamingExecution implements RowsPlan {
     const keys = [...new Set([...program.sources.map((s) => s.key), ...alsoReads])].filter(
       (k) => !DerivedRanges.isDerivedKey(k),
     );
-    this.engine = keys.length > 0 ? guardedEngine(rawEngine, (work) => ranges.read(keys, work)) : rawEngine;
+    // Reading steps carry SQL derived from the user's query: they run under the engine's readonly.
+    const engine = userSqlEngine(rawEngine);
+    this.engine = keys.length > 0 ? guardedEngine(engine, (work) => ranges.read(keys, work)) : engine;
     this.header = program.header;
     this.wide = wideIntegerColumns(program.header);
     const w = program.aggregation?.window;

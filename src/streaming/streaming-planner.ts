@@ -119,7 +119,7 @@ function readsBoundSource(s: SelectQuery): boolean {
 
 /** Describe a query's result columns, in Proton type names. */
 async function describe(engine: Engine, sql: string): Promise<ResultColumn[]> {
-  const r = await engine.query(`DESCRIBE (${sql})`, { format: 'JSONCompactEachRow' });
+  const r = await engine.query(`DESCRIBE (${sql})`, { format: 'JSONCompactEachRow', userSql: true });
   return r
     .text()
     .split('\n')

@@ -96,7 +96,7 @@ export async function checkWindowTime(
     span: NO_SPAN,
   });
   const sql = translated.replace(/__TRB_[A-Z0-9_]+?__/g, '0');
-  const r = await engine.query(`DESCRIBE (${sql})`, { format: 'JSONCompactEachRow' });
+  const r = await engine.query(`DESCRIBE (${sql})`, { format: 'JSONCompactEachRow', userSql: true });
   const [, type] = JSON.parse(r.text().split('\n')[0] ?? '[]') as [string, string];
   validateWindowTimeType(w.name.toLowerCase(), type ?? '', intervals);
 }

@@ -26,7 +26,12 @@ export function execRoutes(app: FastifyInstance, s: Services): void {
   app.post('/v1beta2/exec', { schema: exec, config: RUN }, async (request, reply) => {
     const body = request.body as { sql: string; type: 'historical' | 'ddl'; timeout_ms?: number };
     const timeoutMs = body.timeout_ms ?? DEFAULT_EXEC_TIMEOUT_MS;
-    const plan = await s.planner.plan(body.sql, { user: request.user, type: body.type, timeoutMs });
+    const plan = await s.planner.plan(body.sql, {
+      user: request.user,
+      type: body.type,
+      execType: body.type,
+      timeoutMs,
+    });
     const controller = new AbortController();
     // A client that goes away before the answer stops the engine query.
     reply.raw.on('close', () => {

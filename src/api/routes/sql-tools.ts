@@ -12,6 +12,7 @@ import {
   syntaxErrorToTributary,
   translate,
 } from '../../sql/index.ts';
+import { guardDepth } from '../../sql/syntax/too-deep.ts';
 import { READ } from '../access.ts';
 import type { Services } from '../services.ts';
 
@@ -58,12 +59,12 @@ async function analyzeSql(s: Services, sql: string): Promise<Analysis> {
 export function sqlToolRoutes(app: FastifyInstance, s: Services): void {
   app.post('/v1beta2/format', { schema: sqlBody, config: READ }, async (request) => {
     const { sql } = request.body as { sql: string };
-    return { sql: withSyntaxErrors(() => formatSql(sql)) };
+    return guardDepth(() => ({ sql: withSyntaxErrors(() => formatSql(sql)) }));
   });
 
   app.post('/v1beta2/sqlanalyze', { schema: sqlBody, config: READ }, async (request) => {
     const { sql } = request.body as { sql: string };
-    return analyzeSql(s, sql);
+    return guardDepth(() => analyzeSql(s, sql));
   });
 
   // The body is a bare JSON string: `"CREATE STREAM ..."`. As in Timeplus, the body is read as JSON
@@ -78,7 +79,7 @@ export function sqlToolRoutes(app: FastifyInstance, s: Services): void {
         detail: `must be a JSON string holding the DDL statement (e.g. "CREATE STREAM s (a int)"), got ${got}`,
       });
     }
-    return parseDdl(body);
+    return guardDepth(() => parseDdl(body));
   });
 }
 

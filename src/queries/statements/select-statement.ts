@@ -24,7 +24,11 @@ export interface SelectDeps extends BindingContext {
 
 /** The result columns of engine SQL, in Proton type names (DESCRIBE, without running it). */
 export async function describeEngineSql(engine: Engine, sql: string): Promise<ResultColumn[]> {
-  const r = await engine.query(`DESCRIBE (${sql})`, { format: 'JSONCompactEachRow', lane: 'user' });
+  const r = await engine.query(`DESCRIBE (${sql})`, {
+    format: 'JSONCompactEachRow',
+    lane: 'user',
+    userSql: true,
+  });
   return r
     .text()
     .split('\n')

@@ -1,4 +1,5 @@
 import type { BinaryOp, Expr, OrderItem, Setting } from '../ast/expression.ts';
+import type { Span } from '../ast/span.ts';
 import type { Token } from '../syntax/tokens.ts';
 import { type ExprOptions, PrimaryParser } from './parser-primary.ts';
 import { TokenCursor } from './token-cursor.ts';
@@ -14,14 +15,47 @@ const COMPARISON_OPS: Record<string, BinaryOp> = {
   '>=': '>=',
 };
 
-/** Deepest expression nesting accepted; deeper input is a syntax error, not a stack overflow. */
-const MAX_DEPTH = 256;
+/**
+ * Deepest expression nesting accepted (parentheses, NOT, unary minus, function arguments,
+ * subqueries, arrays each count one level); deeper input is a syntax error, not a stack overflow.
+ */
+export const MAX_DEPTH = 256;
 
 /**
- * Expressions by precedence climbing, ClickHouse precedence from lowest to highest:
- * lambda `->`, ternary `?:`, OR, AND, NOT, IS [NOT] NULL, [NOT] BETWEEN, comparison / LIKE / IN,
- * `||`, `+ -`, `* / % DIV MOD`, unary `-`, postfix (`[i]`, `.1`, `::type`, `:json.path`), primary.
- *//**
+ * A chain of one associative operator (`OR`, `AND`, `||`, `+`) longer than this is built as a
+ * balanced tree of left-deep runs of at most this many operands, so the tree's depth grows with
+ * the logarithm of its length: 10,000 OR terms nest about 20 deep, not 10,000 (every pass over the
+ * AST recurses). Shorter chains keep the usual left-deep shape.
+ */
+export const CHAIN_RUN = 16;
+
+interface ChainItem {
+  readonly expr: Expr;
+  readonly span: Span;
+}
+
+/** `items` joined by `op`: left-deep up to CHAIN_RUN operands, balanced above. */
+function chainTree(op: BinaryOp, items: readonly ChainItem[], lo = 0, hi = items.length): Expr {
+  const n = hi - lo;
+  if (n > CHAIN_RUN) {
+    const mid = lo + Math.ceil(n / 2);
+    const left = chainTree(op, items, lo, mid);
+    const right = chainTree(op, items, mid, hi);
+    return { kind: 'Binary', op, left, right, span: spanOf(items, lo, hi) };
+  }
+  let left = (items[lo] as ChainItem).expr;
+  for (let i = lo + 1; i < hi; i++) {
+    const right = (items[i] as ChainItem).expr;
+    left = { kind: 'Binary', op, left, right, span: spanOf(items, lo, i + 1) };
+  }
+  return left;
+}
+
+function spanOf(items: readonly ChainItem[], lo: number, hi: number): Span {
+  return { start: (items[lo] as ChainItem).span.start, end: (items[hi - 1] as ChainItem).span.end };
+}
+
+/**
  * Expressions by precedence climbing, ClickHouse precedence from lowest to highest:
  * lambda `->`, ternary `?:`, OR, AND, NOT, IS [NOT] NULL, [NOT] BETWEEN, comparison / LIKE / IN,
  * `||`, `+ -`, `* / % DIV MOD`, unary `-`, postfix (`[i]`, `.1`, `::type`, `:json.path`), primary.
@@ -96,24 +130,36 @@ export abstract class ExpressionParser extends PrimaryParser {
     return { kind: 'Ternary', condition, whenTrue, whenFalse, span: this.spanFrom(start) };
   }
 
-  private or(opts: ExprOptions): Expr {
+  /** Operands separated by `more()`, each parsed by `operand`, with the span of the chain so far. */
+  private chainItems(operand: () => Expr, more: () => boolean): ChainItem[] {
     const start = this.token.start;
-    let left = this.and(opts);
-    while (this.acceptKeyword('OR')) {
-      const right = this.and(opts);
-      left = { kind: 'Binary', op: 'OR', left, right, span: this.spanFrom(start) };
-    }
-    return left;
+    const items: ChainItem[] = [{ expr: operand(), span: this.spanFrom(start) }];
+    while (more()) items.push({ expr: operand(), span: this.spanFrom(start) });
+    // Each item's span starts where the chain starts (as the left-deep nodes' spans always did).
+    return items.map((it, i) =>
+      i === 0 ? it : { expr: it.expr, span: { start: it.expr.span.start, end: it.span.end } },
+    );
+  }
+
+  private or(opts: ExprOptions): Expr {
+    return this.chain(
+      'OR',
+      () => this.and(opts),
+      () => this.acceptKeyword('OR'),
+    );
   }
 
   private and(opts: ExprOptions): Expr {
-    const start = this.token.start;
-    let left = this.not(opts);
-    while (this.acceptKeyword('AND')) {
-      const right = this.not(opts);
-      left = { kind: 'Binary', op: 'AND', left, right, span: this.spanFrom(start) };
-    }
-    return left;
+    return this.chain(
+      'AND',
+      () => this.not(opts),
+      () => this.acceptKeyword('AND'),
+    );
+  }
+
+  private chain(op: BinaryOp, operand: () => Expr, more: () => boolean): Expr {
+    const items = this.chainItems(operand, more);
+    return items.length === 1 ? (items[0] as ChainItem).expr : chainTree(op, items);
   }
 
   private not(opts: ExprOptions): Expr {
@@ -121,7 +167,7 @@ export abstract class ExpressionParser extends PrimaryParser {
     // `NOT x` and `NOT(x)` alike: the unary operator (lower precedence than comparison).
     if (TokenCursor.isWord(this.token, 'NOT')) {
       this.pos++;
-      const operand = this.not(opts);
+      const operand = this.nested(() => this.not(opts));
       return { kind: 'Unary', op: 'NOT', operand, span: this.spanFrom(start) };
     }
     return this.isNull(opts);
@@ -197,24 +243,33 @@ export abstract class ExpressionParser extends PrimaryParser {
   }
 
   private concat(opts: ExprOptions): Expr {
-    const start = this.token.start;
-    let left = this.additive(opts);
-    while (this.acceptOp('||')) {
-      const right = this.additive(opts);
-      left = { kind: 'Binary', op: '||', left, right, span: this.spanFrom(start) };
-    }
-    return left;
+    return this.chain(
+      '||',
+      () => this.additive(opts),
+      () => this.acceptOp('||'),
+    );
   }
 
   private additive(opts: ExprOptions): Expr {
     const start = this.token.start;
-    let left = this.multiplicative(opts);
-    for (;;) {
-      const op = this.acceptOp('+') ? '+' : this.acceptOp('-') ? '-' : undefined;
-      if (!op) return left;
-      const right = this.multiplicative(opts);
-      left = { kind: 'Binary', op, left, right, span: this.spanFrom(start) };
-    }
+    const ops: ('+' | '-')[] = [];
+    const items = this.chainItems(
+      () => this.multiplicative(opts),
+      () => {
+        const op = this.acceptOp('+') ? '+' : this.acceptOp('-') ? '-' : undefined;
+        if (op) ops.push(op);
+        return op !== undefined;
+      },
+    );
+    // A chain of `+` only is associative and may be balanced; with `-` it stays left-deep.
+    if (ops.every((op) => op === '+'))
+      return items.length === 1 ? (items[0] as ChainItem).expr : chainTree('+', items);
+    let left = (items[0] as ChainItem).expr;
+    ops.forEach((op, i) => {
+      const right = (items[i + 1] as ChainItem).expr;
+      left = { kind: 'Binary', op, left, right, span: { start, end: (items[i + 1] as ChainItem).span.end } };
+    });
+    return left;
   }
 
   private multiplicative(opts: ExprOptions): Expr {
@@ -243,7 +298,7 @@ export abstract class ExpressionParser extends PrimaryParser {
         return this.postfixOps({ ...iv, span: { start: t.start, end: iv.span.end } }, t.start, opts);
       }
       this.pos++;
-      const operand = this.unary(opts);
+      const operand = this.nested(() => this.unary(opts));
       if (t.value === '+') return operand;
       return { kind: 'Unary', op: '-', operand, span: this.spanFrom(t.start) };
     }

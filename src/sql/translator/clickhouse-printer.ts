@@ -2,18 +2,25 @@ import { distance } from 'fastest-levenshtein';
 import { err } from '../../errors/tributary-error.ts';
 import type { Asterisk, Expr, FunctionCall, IntervalExpr, JsonAccess } from '../ast/expression.ts';
 import type { FromItem, Query, SelectQuery, UnionQuery } from '../ast/query.ts';
+import type { Span } from '../ast/span.ts';
 import { mapFunctionCall } from '../names/function-calls.ts';
 import {
   isStreamingTableFunction,
   resolveTableFunctionName,
   suggestFunctionName,
 } from '../names/function-catalog.ts';
-import { PREC, precedenceOf } from '../printer/print-expression.ts';
+import { binaryPrec, PREC, precedenceOf } from '../printer/print-expression.ts';
 import { StatementPrinter } from '../printer/print-statement.ts';
 import { backtick, Layout, quoteIdentifier, quoteString } from '../printer/sql-text.ts';
 import { type DataType, printDataType, TypeSyntaxError } from '../types/data-type.ts';
 import { PROTON_TYPE_NAMES, toClickHouseType, UnknownTypeError } from '../types/proton-types.ts';
 import { protonColumnName } from './column-names.ts';
+import {
+  checkEngineTable,
+  checkFunction,
+  checkQuerySetting,
+  checkTableFunction,
+} from './engine-allow-list.ts';
 import { isArrayOrMap, type MapCastScope } from './map-cast.ts';
 import { isProtonQuerySetting } from './proton-settings.ts';
 import type { ResolvedTable, TableResolver } from './resolver.ts';
@@ -48,6 +55,9 @@ export interface DedupCall {
 
 /** Operator forms that get parentheses whenever they are an operand, so the engine's own precedence never matters. */
 const OPERATORS = new Set(['Binary', 'Unary', 'Between', 'IsNull', 'Ternary', 'Lambda']);
+
+/** Left-associative operators whose left-deep chains print flat (see flatChain). */
+const FLAT_CHAIN_OPS: ReadonlySet<string> = new Set(['OR', 'AND', '||', '+', '-', '*']);
 
 const CAST_FUNCTIONS = new Set([
   'CAST',
@@ -106,9 +116,28 @@ export class ClickHousePrinter extends StatementPrinter {
         });
       case 'Cast':
         return `CAST(${this.expr(e.expr, PREC.lambda, layout)} AS ${this.dataType(e.type)})`;
+      case 'Binary':
+        return FLAT_CHAIN_OPS.has(e.op) ? this.flatChain(e, layout) : super.exprText(e, layout);
       default:
         return super.exprText(e, layout);
     }
+  }
+
+  /**
+   * A left-deep chain `a OR b OR c` as `(a) OR (b) OR (c)`, not `((a) OR (b)) OR (c)`: the engine
+   * reads the flat form as one n-ary or()/and() (and the same left-associative +, -, ||), while
+   * every nested parenthesis costs it parser depth (max_parser_depth 1000 is reached by ~200
+   * parenthesised OR terms). Operands stay parenthesised, so precedence never matters.
+   */
+  private flatChain(e: Expr & { kind: 'Binary' }, layout: Layout): string {
+    const p = binaryPrec(e.op);
+    const tail: string[] = [];
+    let node: Expr = e;
+    while (node.kind === 'Binary' && FLAT_CHAIN_OPS.has(node.op) && binaryPrec(node.op) === p) {
+      tail.push(`${node.op} ${this.expr(node.right, p + 1, layout)}`);
+      node = node.left;
+    }
+    return [this.expr(node, p + 1, layout), ...tail.reverse()].join(' ');
   }
 
   override dataType(t: DataType): string {
@@ -142,6 +171,7 @@ export class ClickHousePrinter extends StatementPrinter {
         hint: m.suggestion ? `. Maybe you meant: ${m.suggestion}` : '',
       });
     }
+    checkFunction(m.call.name, f.name, f.span);
     let call = m.call;
     if (
       f.name.toLowerCase() === 'map_cast' &&
@@ -233,6 +263,7 @@ export class ClickHousePrinter extends StatementPrinter {
     this.aliasScopes.push(aliases);
     try {
       const settings = q.settings?.filter((s) => !isProtonQuerySetting(s.name));
+      for (const s of settings ?? []) checkQuerySetting(s.name, s.span);
       // FORMAT is the caller's business (the engine call takes the output format as an option).
       const { emit: _e, partitionBy: _p, shuffleBy: _s, settings: _x, format: _f, ...rest } = q;
       const historical: SelectQuery = { ...rest, ...(settings?.length ? { settings } : {}) };
@@ -374,10 +405,10 @@ export class ClickHousePrinter extends StatementPrinter {
         if (item.database === undefined && this.inCte(item.name)) {
           return `${quoteIdentifier(item.name)}${item.alias ? ` AS ${quoteIdentifier(item.alias)}` : ''}`;
         }
-        return `${this.tableSource(item.database, item.name, layout)}${item.final ? ' FINAL' : ''} AS ${quoteIdentifier(alias)}`;
+        return `${this.tableSource(item.database, item.name, layout, item.span)}${item.final ? ' FINAL' : ''} AS ${quoteIdentifier(alias)}`;
       }
       case 'TableFunction':
-        return this.tableFunction(item.name, item.args, item.alias, layout);
+        return this.tableFunction(item.name, item.args, item.alias, layout, item.span);
       case 'SubqueryTable':
         return `(${layout.brOpen}${this.query(item.query, layout.inner)}${layout.brClose})${item.alias ? ` AS ${quoteIdentifier(item.alias)}` : ''}`;
       default:
@@ -386,8 +417,9 @@ export class ClickHousePrinter extends StatementPrinter {
   }
 
   /** A resolved name as it goes in FROM: the engine table, a subquery, or the expanded view. */
-  private tableSource(database: string | undefined, name: string, layout: Layout): string {
+  private tableSource(database: string | undefined, name: string, layout: Layout, span?: Span): string {
     const r = this.resolve(database, name);
+    if (r.kind === 'engine_table' && r.database !== undefined) checkEngineTable(r.database, name, span);
     if (r.kind === 'view' && r.viewQuery) {
       if (this.viewDepth > 16)
         throw err('INCORRECT_QUERY', { detail: `View ${name} refers to itself (views nested too deeply)` });
@@ -409,7 +441,7 @@ export class ClickHousePrinter extends StatementPrinter {
       if (db === undefined && this.inCte(name)) return { sql: quoteIdentifier(name), star: '*' };
       const r = this.resolve(db, name);
       const hidden = r.kind === 'view' ? [] : (r.hiddenColumns ?? []);
-      const sql = this.tableSource(db, name, layout);
+      const sql = this.tableSource(db, name, layout, e.span);
       return { sql, star: hidden.length ? `* EXCEPT (${hidden.map(quoteIdentifier).join(', ')})` : '*' };
     }
     if (e.kind === 'Subquery') return { sql: `(${this.query(e.query, layout.inner)})`, star: '*' };
@@ -421,7 +453,7 @@ export class ClickHousePrinter extends StatementPrinter {
           throw err('BAD_ARGUMENTS', { detail: 'table() takes exactly one stream' });
         return this.sourceArg(inner, layout);
       }
-      return { sql: this.tableFunctionSql(e.name, e.args, layout), star: '*' };
+      return { sql: this.tableFunctionSql(e.name, e.args, layout, e.span), star: '*' };
     }
     throw err('BAD_ARGUMENTS', {
       detail: `Expected a stream, a view or a subquery as the source, got ${this.expr(e)}`,
@@ -433,6 +465,7 @@ export class ClickHousePrinter extends StatementPrinter {
     args: readonly Expr[],
     alias: string | undefined,
     layout: Layout,
+    span?: Span,
   ): string {
     const lower = name.toLowerCase();
     const as = alias ?? this.defaultAlias(args[0]);
@@ -462,11 +495,11 @@ export class ClickHousePrinter extends StatementPrinter {
       if (src.star !== '*') return `(SELECT ${src.star} FROM ${src.sql})${suffix}`;
       return `${src.sql}${suffix}`;
     }
-    return `${this.tableFunctionSql(name, args, layout)}${suffix}`;
+    return `${this.tableFunctionSql(name, args, layout, span)}${suffix}`;
   }
 
   /** A table function as FROM text, without alias (also used for INSERT INTO FUNCTION). */
-  tableFunctionSql(name: string, args: readonly Expr[], layout: Layout): string {
+  tableFunctionSql(name: string, args: readonly Expr[], layout: Layout, span?: Span): string {
     const lower = name.toLowerCase();
     const x = (e: Expr) => this.expr(e, PREC.lambda, layout);
     if (isStreamingTableFunction(lower)) {
@@ -530,6 +563,7 @@ export class ClickHousePrinter extends StatementPrinter {
       const hint = suggestTableFunction(name);
       throw err('UNKNOWN_FUNCTION', { name, hint: hint ? `. Maybe you meant: ${hint}` : '' });
     }
+    checkTableFunction(engineName, name, span);
     return `${engineName}(${this.list(args, layout)})`;
   }
 

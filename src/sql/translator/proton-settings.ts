@@ -31,6 +31,9 @@ export const PROTON_QUERY_SETTINGS: ReadonlySet<string> = new Set([
   'memory_weight',
   'mv_preferred_exec_node',
   'enable_optimize_predicate_expression_to_final_subquery',
+  'eps',
+  'shards',
+  'record_consume_batch_count',
 ]);
 
 export function isProtonQuerySetting(name: string): boolean {

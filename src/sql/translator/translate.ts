@@ -165,7 +165,7 @@ function translateInsert(s: InsertStatement, p: ClickHousePrinter, options: Tran
     const f = s.tableFunction;
     if (f.kind !== 'Function')
       throw err('BAD_ARGUMENTS', { detail: 'INSERT INTO FUNCTION needs a table function call' });
-    target = `FUNCTION ${p.tableFunctionSql(f.name, f.args, ONE_LINE)}`;
+    target = `FUNCTION ${p.tableFunctionSql(f.name, f.args, ONE_LINE, f.span)}`;
   } else {
     const t = s.target;
     if (!t) throw err('BAD_ARGUMENTS', { detail: 'INSERT needs a target' });
