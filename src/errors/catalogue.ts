@@ -267,7 +267,12 @@ export const ERRORS = {
     system: 'appserver',
     message: 'The license is not signed by any of the configured license public keys',
   },
-  LICENSE_EXPIRED: { code: 10703, status: 400, system: 'appserver', message: 'The license expired at {expiry}' },
+  LICENSE_EXPIRED: {
+    code: 10703,
+    status: 400,
+    system: 'appserver',
+    message: 'The license expired at {expiry}',
+  },
   LICENSE_NO_PUBLIC_KEYS: {
     code: 10704,
     status: 400,

@@ -1,4 +1,12 @@
-import { createCipheriv, createDecipheriv, createHash, type KeyObject, randomBytes, sign, verify } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  type KeyObject,
+  randomBytes,
+  sign,
+  verify,
+} from 'node:crypto';
 import { err } from '../errors/tributary-error.ts';
 
 /** An entitlement of a license, the contract's `license.Entitlement`. */
@@ -62,14 +70,19 @@ function decrypt(file: Buffer, key: string): Buffer {
   }
   // A form body decoded without percent-encoding turns '+' into ' ': take it back.
   const b64 = text.slice(PREFIX.length).replace(/ /g, '+');
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(b64)) throw err('LICENSE_UNREADABLE', { detail: 'the file is not base64' });
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(b64))
+    throw err('LICENSE_UNREADABLE', { detail: 'the file is not base64' });
   const body = Buffer.from(b64, 'base64');
-  if (body.length <= IV_BYTES + TAG_BYTES) throw err('LICENSE_UNREADABLE', { detail: 'the file is too short' });
+  if (body.length <= IV_BYTES + TAG_BYTES)
+    throw err('LICENSE_UNREADABLE', { detail: 'the file is too short' });
   const decipher = createDecipheriv('aes-256-gcm', aesKey(key), body.subarray(0, IV_BYTES));
   decipher.setAAD(AAD);
   decipher.setAuthTag(body.subarray(body.length - TAG_BYTES));
   try {
-    return Buffer.concat([decipher.update(body.subarray(IV_BYTES, body.length - TAG_BYTES)), decipher.final()]);
+    return Buffer.concat([
+      decipher.update(body.subarray(IV_BYTES, body.length - TAG_BYTES)),
+      decipher.final(),
+    ]);
   } catch {
     throw err('LICENSE_UNREADABLE', { detail: 'wrong key, or the file was changed' });
   }

@@ -8,7 +8,8 @@ const PEM_BLOCK = /-----BEGIN ([A-Z ]+)-----[\s\S]*?-----END \1-----/g;
 export class LicenseKeyError extends Error {}
 
 function rawKey(token: string, what: string): Buffer {
-  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(token)) throw new LicenseKeyError(`${what} "${token.slice(0, 12)}…" is not base64`);
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(token))
+    throw new LicenseKeyError(`${what} "${token.slice(0, 12)}…" is not base64`);
   const raw = Buffer.from(token.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
   if (raw.length !== 32) {
     throw new LicenseKeyError(`${what} must be 32 bytes (base64 of a raw Ed25519 key), got ${raw.length}`);
@@ -38,7 +39,10 @@ export function parsePublicKeys(text: string): KeyObject[] {
       throw new LicenseKeyError(`a PEM public key cannot be read (${(e as Error).message})`);
     }
   }
-  for (const token of text.replace(PEM_BLOCK, ' ').split(/[\s,]+/).filter(Boolean)) {
+  for (const token of text
+    .replace(PEM_BLOCK, ' ')
+    .split(/[\s,]+/)
+    .filter(Boolean)) {
     const der = Buffer.concat([SPKI_PREFIX, rawKey(token, 'a public key')]);
     keys.push(createPublicKey({ key: der, format: 'der', type: 'spki' }));
   }

@@ -36,7 +36,13 @@ export type Usage = Record<CountedEntitlement, number>;
 
 function expiryCheck(l: StoredLicense, now: Date): Validation {
   if (l.expiry === undefined) {
-    return { type: 'expiry', value: '', actual: now.toISOString(), status: 'ok', message: 'perpetual license' };
+    return {
+      type: 'expiry',
+      value: '',
+      actual: now.toISOString(),
+      status: 'ok',
+      message: 'perpetual license',
+    };
   }
   const expired = Date.parse(l.expiry) <= now.getTime();
   return {
@@ -56,7 +62,10 @@ function entitlementCheck(code: string, limit: unknown, usage: Usage): Validatio
       value: code,
       actual: '',
       status: 'unchecked',
-      message: what === undefined ? `${code} is not an entitlement Tributary counts` : `${code} has no numeric metadata.limit`,
+      message:
+        what === undefined
+          ? `${code} is not an entitlement Tributary counts`
+          : `${code} has no numeric metadata.limit`,
     };
   }
   const used = usage[code as CountedEntitlement];
@@ -74,7 +83,11 @@ function entitlementCheck(code: string, limit: unknown, usage: Usage): Validatio
  * Validation results of every license active for at least VALIDATION_DELAY_MS: its expiry and
  * each entitlement against current use. Licenses younger than that have no result yet.
  */
-export function validateLicenses(licenses: readonly StoredLicense[], usage: Usage, now: Date): ValidationResult[] {
+export function validateLicenses(
+  licenses: readonly StoredLicense[],
+  usage: Usage,
+  now: Date,
+): ValidationResult[] {
   return licenses
     .filter((l) => now.getTime() - Date.parse(l.activated_at) >= VALIDATION_DELAY_MS)
     .map((l) => ({

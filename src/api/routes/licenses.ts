@@ -58,7 +58,8 @@ export function licenseRoutes(app: FastifyInstance, s: Services): void {
   app.post('/v1beta2/licenses', { ...open, bodyLimit: LICENSE_BODY_LIMIT }, async (request, reply) => {
     const fields = formFields(request.headers['content-type'], request.body);
     for (const name of fields.keys()) {
-      if (name !== 'key' && name !== 'file') throw err('INVALID_FIELD', { field: name, detail: 'is not a known field' });
+      if (name !== 'key' && name !== 'file')
+        throw err('INVALID_FIELD', { field: name, detail: 'is not a known field' });
     }
     const key = field(fields, 'key', MAX_KEY_BYTES).toString('utf8');
     const file = field(fields, 'file', MAX_LICENSE_FILE_BYTES);
