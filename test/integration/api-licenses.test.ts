@@ -75,7 +75,9 @@ function multipart(fields: Record<string, Buffer | string>, boundary = '----trbB
 }
 
 function urlencoded(fields: Record<string, Buffer | string>) {
-  const body = new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, v.toString()])).toString();
+  const body = new URLSearchParams(
+    Object.entries(fields).map(([k, v]): [string, string] => [k, v.toString()]),
+  ).toString();
   return { body, headers: { 'content-type': 'application/x-www-form-urlencoded' } };
 }
 
