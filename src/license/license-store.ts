@@ -1,4 +1,4 @@
-import { type KeyObject, randomUUID } from 'node:crypto';
+import { createHash, type KeyObject, randomUUID } from 'node:crypto';
 import { type Actor, actorOf } from '../catalog/audit.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { SerialQueue } from '../catalog/serial-queue.ts';
@@ -52,14 +52,19 @@ export class LicenseStore {
     return this.catalog.list<StoredLicense>(LICENSE_KIND).map((r) => r.value);
   }
 
-  /** Decrypt, verify and store an uploaded license file; an expired one is refused. */
+  /**
+   * Decrypt, verify and store an uploaded license file; an expired one is refused. The same
+   * license uploaded again (the same signed terms) is stored once: the upload answers the first.
+   */
   upload(file: Buffer, key: string, uploader: string): Promise<StoredLicense> {
     const terms: LicenseTerms = openLicenseFile(file, key, this.publicKeys);
     const now = this.clock();
     if (terms.expiry !== undefined && Date.parse(terms.expiry) <= now.getTime()) {
       throw err('LICENSE_EXPIRED', { expiry: terms.expiry });
     }
+    const id = createHash('sha256').update(JSON.stringify(terms)).digest('hex').slice(0, 32);
     return this.add(
+      id,
       {
         created_by: uploader,
         issued: terms.issued,
@@ -106,12 +111,14 @@ export class LicenseStore {
     });
   }
 
-  private add(license: License, actor: Actor): Promise<StoredLicense> {
-    return this.writes.run(() => this.write(license, actor));
+  private add(id: string, license: License, actor: Actor): Promise<StoredLicense> {
+    return this.writes.run(async () => {
+      const earlier = this.catalog.get<StoredLicense>(LICENSE_KIND, id);
+      return earlier ? earlier.value : this.write(license, actor, id);
+    });
   }
 
-  private async write(license: License, actor: Actor): Promise<StoredLicense> {
-    const id = randomUUID();
+  private async write(license: License, actor: Actor, id: string = randomUUID()): Promise<StoredLicense> {
     const stored: StoredLicense = { ...license, id, activated_at: this.clock().toISOString() };
     await this.catalog.create(LICENSE_KIND, id, stored, actor);
     return stored;

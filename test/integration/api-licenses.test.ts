@@ -185,6 +185,9 @@ test('the CLI issue round trip: uploads as multipart and urlencoded, listed; val
   const perpetual = await issue('key two+/=', '--entitlement', 'max_users=100');
   r = await upload(urlencoded({ key: 'key two+/=', file: perpetual }));
   assert.equal(r.statusCode, 201, r.body);
+  // The same license again (multipart this time) is stored once.
+  r = await upload(multipart({ key: 'key two+/=', file: perpetual }));
+  assert.equal(r.statusCode, 201, r.body);
 
   r = await h.call('GET', '/v1beta2/licenses', { as: null });
   assert.equal(r.statusCode, 201);
