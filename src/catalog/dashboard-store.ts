@@ -60,10 +60,6 @@ export class DashboardStore {
     return view(this.record(id));
   }
 
-  count(): number {
-    return this.catalog.list(DASHBOARD_KIND).length;
-  }
-
   create(input: DashboardInput, actor: Actor): Promise<Dashboard> {
     const id = randomUUID();
     const stored: StoredDashboard = {

@@ -56,10 +56,6 @@ export class PipelineStore {
     return view(this.record(idOrName));
   }
 
-  count(): number {
-    return this.catalog.list(PIPELINE_KIND).length;
-  }
-
   create(input: PipelineInput, actor: Actor): Promise<Pipeline> {
     return this.writes.run(async () => {
       if (this.byName(input.name))

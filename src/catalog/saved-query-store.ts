@@ -45,10 +45,6 @@ export class SavedQueryStore {
     return view(this.record(id));
   }
 
-  count(): number {
-    return this.catalog.list(SAVED_QUERY_KIND).length;
-  }
-
   create(input: SavedQueryInput, actor: Actor): Promise<SavedQuery> {
     const id = randomUUID();
     const stored: StoredSavedQuery = {
