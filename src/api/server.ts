@@ -2,10 +2,13 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { installAuth } from './auth.ts';
 import { installErrorHandlers } from './error-handler.ts';
 import { clusterRoutes } from './routes/cluster.ts';
+import { dashboardRoutes } from './routes/dashboards.ts';
 import { execRoutes } from './routes/exec.ts';
 import { infoRoutes } from './routes/info.ts';
 import { licenseRoutes } from './routes/licenses.ts';
+import { pipelineRoutes } from './routes/pipelines.ts';
 import { queryRoutes } from './routes/queries.ts';
+import { savedQueryRoutes } from './routes/saved-queries.ts';
 import { sqlToolRoutes } from './routes/sql-tools.ts';
 import { streamRoutes } from './routes/streams.ts';
 import { topologyRoutes } from './routes/topology.ts';
@@ -52,6 +55,9 @@ export function buildServer(services: Services): FastifyInstance {
       topologyRoutes(api, services);
       sqlToolRoutes(api, services);
       viewRoutes(api, services);
+      dashboardRoutes(api, services);
+      savedQueryRoutes(api, services);
+      pipelineRoutes(api, services);
     },
     { prefix: API_PREFIX },
   );

@@ -1,9 +1,13 @@
 import type { Catalog } from '../catalog/catalog.ts';
+import type { DashboardStore } from '../catalog/dashboard-store.ts';
+import type { PipelineStore } from '../catalog/pipeline-store.ts';
+import type { SavedQueryStore } from '../catalog/saved-query-store.ts';
 import type { UserStore } from '../catalog/user-store.ts';
 import type { WorkspaceStore } from '../catalog/workspace-store.ts';
 import type { Config } from '../config/config.ts';
 import type { InputService } from '../connectors/inputs/input-service.ts';
 import type { Engine } from '../engine/engine.ts';
+import type { LicenseStore } from '../license/license-store.ts';
 import type { Logger } from '../log/logger.ts';
 import type { QueryPlanner } from '../queries/execution.ts';
 import type { QueryRegistry } from '../queries/query-registry.ts';
@@ -20,6 +24,13 @@ export interface Services {
   catalog: Catalog;
   users: UserStore;
   workspace: WorkspaceStore;
+  dashboards: DashboardStore;
+  savedQueries: SavedQueryStore;
+  pipelines: PipelineStore;
+  /** Uploaded and trial licenses (they gate nothing). */
+  licenses: LicenseStore;
+  /** The time now; tests pass a fake one (license validations start 4 hours after activation). */
+  clock: () => Date;
   version: VersionInfo;
   /** Turns SQL into an execution (statement, historical or streaming). */
   planner: QueryPlanner;

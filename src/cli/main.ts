@@ -1,12 +1,14 @@
 import { ConfigError, loadConfig, VARIABLE_NAMES } from '../config/config.ts';
 import { createLogger } from '../log/logger.ts';
 import { PRIVATE_UMASK } from './data-dir.ts';
+import { LICENSE_USAGE, LicenseCommandError, licenseCommand } from './license-command.ts';
 import { Tributary } from './tributary.ts';
 
 const USAGE = `Usage: tributary <command> [options]
 
 Commands:
   serve    start the server (REST API on TRIBUTARY_PORT, data under TRIBUTARY_DATA)
+  license  make license key pairs and license files (tributary license help)
   help     show this text
 
 Options of serve (each also read from the environment variable of the same name):
@@ -66,6 +68,19 @@ const [command, ...rest] = process.argv.slice(2);
 switch (command) {
   case 'serve':
     await serve(rest);
+    break;
+  case 'license':
+    if (rest.length === 0 || rest[0] === 'help' || rest[0] === '--help') {
+      process.stdout.write(LICENSE_USAGE);
+      break;
+    }
+    try {
+      await licenseCommand(rest, (text) => process.stdout.write(text));
+    } catch (e) {
+      if (!(e instanceof LicenseCommandError)) throw e;
+      process.stderr.write(`tributary license: ${e.message}\n\n${LICENSE_USAGE}`);
+      process.exit(2);
+    }
     break;
   case undefined:
   case 'help':

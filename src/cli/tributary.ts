@@ -5,14 +5,19 @@ import { buildServer } from '../api/server.ts';
 import type { Services } from '../api/services.ts';
 import { readVersionInfo } from '../api/version-info.ts';
 import { SYSTEM_ACTOR } from '../catalog/audit.ts';
+import { DashboardStore } from '../catalog/dashboard-store.ts';
 import { EngineCatalog } from '../catalog/engine-catalog.ts';
 import { ensureInitialAdmin, type InitialAdmin, initialPasswordFile } from '../catalog/initial-admin.ts';
+import { PipelineStore } from '../catalog/pipeline-store.ts';
+import { SavedQueryStore } from '../catalog/saved-query-store.ts';
 import { UserStore } from '../catalog/user-store.ts';
 import { WorkspaceStore } from '../catalog/workspace-store.ts';
 import type { Config } from '../config/config.ts';
 import { InputService } from '../connectors/inputs/input-service.ts';
 import { RunningInputs } from '../connectors/inputs/running-inputs.ts';
 import { ChdbEngine } from '../engine/chdb-engine.ts';
+import { parsePublicKeys } from '../license/license-keys.ts';
+import { LicenseStore } from '../license/license-store.ts';
 import type { Logger } from '../log/logger.ts';
 import { QueryRegistry } from '../queries/query-registry.ts';
 import { translateExpression } from '../sql/translator/translate.ts';
@@ -26,6 +31,8 @@ import { securePrivateDir } from './data-dir.ts';
 export interface Tuning {
   /** When hybrid streams flush their Buffer (default DEFAULT_BUFFER_POLICY). */
   buffer?: BufferPolicy;
+  /** The time now (default the system clock): tests move it to see license validations. */
+  clock?: () => Date;
 }
 
 /** The generated first password is for reading once: remind the operator while its file is there. */
@@ -83,6 +90,8 @@ export class Tributary {
         defaultDatabase: 'default',
         logger,
       });
+      const clock = tuning.clock ?? (() => new Date());
+      const licenseKeys = config.licensePublicKeys ? parsePublicKeys(config.licensePublicKeys) : [];
       const built = buildPlanner({ engine, catalog, streams, inputs });
       const services: Services = {
         config,
@@ -91,6 +100,11 @@ export class Tributary {
         catalog,
         users,
         workspace,
+        dashboards: new DashboardStore(catalog),
+        savedQueries: new SavedQueryStore(catalog),
+        pipelines: new PipelineStore(catalog),
+        licenses: new LicenseStore(catalog, users, licenseKeys, clock),
+        clock,
         version: readVersionInfo(),
         planner: built.planner,
         resolver: built.resolver,

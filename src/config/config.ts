@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { LicenseKeyError, parsePublicKeys } from '../license/license-keys.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -18,6 +19,11 @@ export interface Config {
   engineUserSessions: number;
   /** Engine sessions for catalog, ingest and streaming (TRIBUTARY_ENGINE_SYSTEM_SESSIONS, default 2). */
   engineSystemSessions: number;
+  /**
+   * Ed25519 public keys uploaded licenses must be signed with (TRIBUTARY_LICENSE_PUBLIC_KEYS: PEM
+   * blocks and/or base64 of raw 32-byte keys, comma or space separated); none by default.
+   */
+  licensePublicKeys: string | undefined;
 }
 
 /** One configuration variable: its environment name, its CLI flag, and how to read it. */
@@ -102,6 +108,20 @@ const VARIABLES = [
     flag: 'engine-system-sessions',
     parse: integer(1, 64),
   },
+  {
+    key: 'licensePublicKeys',
+    env: 'TRIBUTARY_LICENSE_PUBLIC_KEYS',
+    flag: 'license-public-keys',
+    parse: (raw: string, name: string) => {
+      try {
+        if (parsePublicKeys(raw).length === 0) throw new LicenseKeyError('no key given');
+      } catch (e) {
+        if (e instanceof LicenseKeyError) throw new ConfigError(name, `${name}: ${e.message}`);
+        throw e;
+      }
+      return raw;
+    },
+  },
 ] as const satisfies readonly Variable<keyof Config>[];
 
 export const DEFAULTS: Config = {
@@ -112,6 +132,7 @@ export const DEFAULTS: Config = {
   logLevel: 'info',
   engineUserSessions: 2,
   engineSystemSessions: 2,
+  licensePublicKeys: undefined,
 };
 
 /** Names of every configuration variable, for help text and docs. */

@@ -273,6 +273,45 @@ export const ERRORS = {
     message: 'Cannot listen on {host}:{port}: {detail}',
   },
 
+  // --- licenses (107xx) ---
+  LICENSE_UNREADABLE: {
+    code: 10701,
+    status: 400,
+    system: 'appserver',
+    message: 'The license file cannot be decrypted: {detail}',
+  },
+  LICENSE_SIGNATURE_INVALID: {
+    code: 10702,
+    status: 400,
+    system: 'appserver',
+    message: 'The license is not signed by any of the configured license public keys',
+  },
+  LICENSE_EXPIRED: {
+    code: 10703,
+    status: 400,
+    system: 'appserver',
+    message: 'The license expired at {expiry}',
+  },
+  LICENSE_NO_PUBLIC_KEYS: {
+    code: 10704,
+    status: 400,
+    system: 'appserver',
+    message:
+      'No license public keys are configured (TRIBUTARY_LICENSE_PUBLIC_KEYS), so no license can be verified',
+  },
+  LICENSE_TRIAL_USED: {
+    code: 10705,
+    status: 409,
+    system: 'appserver',
+    message: 'A trial license was already started on this server (issued {issued})',
+  },
+  LICENSE_MALFORMED: {
+    code: 10706,
+    status: 400,
+    system: 'appserver',
+    message: 'The license is not a Tributary license: {detail}',
+  },
+
   // --- engine and server (109xx) ---
   ENGINE_UNAVAILABLE: {
     code: 10901,

@@ -52,3 +52,16 @@ test('a bad value stops with a message naming the variable', () => {
   }
   assert.throws(() => loadConfig({}, ['--no-such-flag=1']), /unknown option --no-such-flag/);
 });
+
+test('TRIBUTARY_LICENSE_PUBLIC_KEYS takes Ed25519 keys and names itself when one is bad', async () => {
+  const { generateKeyPairSync } = await import('node:crypto');
+  const { rawBase64 } = await import('../../src/license/license-keys.ts');
+  const key = rawBase64(generateKeyPairSync('ed25519').publicKey);
+  assert.equal(loadConfig({ TRIBUTARY_LICENSE_PUBLIC_KEYS: key }).licensePublicKeys, key);
+  assert.equal(loadConfig({}, ['--license-public-keys', key]).licensePublicKeys, key);
+  assert.throws(
+    () => loadConfig({ TRIBUTARY_LICENSE_PUBLIC_KEYS: 'abc' }),
+    (e: unknown) => e instanceof ConfigError && e.variable === 'TRIBUTARY_LICENSE_PUBLIC_KEYS',
+  );
+  assert.throws(() => loadConfig({ TRIBUTARY_LICENSE_PUBLIC_KEYS: ' , ' }), /no key given/);
+});
