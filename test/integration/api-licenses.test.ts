@@ -200,7 +200,7 @@ test('the CLI issue round trip: uploads as multipart and urlencoded, listed; val
       [false, 'undefined', ['max_users']],
     ],
   );
-  assert.deepEqual((list[0]?.entitlements as { metadata: unknown }[])[0]?.metadata, { limit: 1 });
+  assert.deepEqual((list[0]!.entitlements as { metadata: unknown }[])[0]!.metadata, { limit: 1 });
 
   // Not 4 hours yet: no validations.
   now = new Date(now.getTime() + 4 * HOUR - 1000);
