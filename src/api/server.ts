@@ -27,9 +27,13 @@ export const BODY_LIMIT = 256 * 1024 * 1024;
 export function buildServer(services: Services): FastifyInstance {
   const app = Fastify({
     // Fastify's own lines (per request, "listening at") are noise at info; keep its warnings.
+    // At debug and trace the API logs as the rest does (refused requests, with their reqId).
     loggerInstance: services.logger.child(
       { component: 'api' },
-      { level: services.logger.levelVal > 40 ? services.logger.level : 'warn' },
+      {
+        level:
+          services.logger.levelVal > 40 || services.logger.levelVal < 30 ? services.logger.level : 'warn',
+      },
     ) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,

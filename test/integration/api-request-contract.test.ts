@@ -6,13 +6,18 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { pino } from 'pino';
 import { ERRORS } from '../../src/errors/catalogue.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
 import { assertError, count, ingestCompact } from '../helpers/streams.ts';
 
 let h: Harness;
+/** The server's log lines (at debug). */
+const lines: string[] = [];
 before(async () => {
-  h = await startHarness();
+  h = await startHarness({
+    logger: pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) }),
+  });
 });
 after(() => h.close());
 
@@ -176,4 +181,15 @@ test('several statements on /queries: DDL runs in order, the last statement stre
   });
   assert.equal(r.statusCode, 200, r.body);
   assert.match(r.body, /^data: \[\[7\]\]$/m);
+});
+
+test('errors are logged with the request id (refusals at debug)', async () => {
+  const r = await h.call('GET', '/v1beta2/streams/not_there', { headers: { 'x-request-id': 'trace-me-7' } });
+  assert.equal(r.statusCode, 404);
+  const line = lines
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .find((l) => l.reqId === 'trace-me-7');
+  assert.ok(line, lines.join(''));
+  assert.equal(line.code, ERRORS.UNKNOWN_STREAM.code);
+  assert.match(String(line.msg), /not_there/);
 });
