@@ -342,6 +342,8 @@ async function exercise(op: Operation): Promise<Outcome> {
       assert.ok(v(body), `the sample request of ${op.key} is valid: ${ajv.errorsText(v.errors)}`);
   }
   const r = await call(op.method, url, body, contentType);
+  // Whatever the answer, it carries the request's id.
+  assert.match(String(r.headers['x-request-id']), /^[0-9a-f-]{36}$/, `${op.key}: x-request-id`);
   const responses = op.spec.responses as Record<string, Json>;
   const documented = responses[String(r.statusCode)];
   if (r.statusCode >= 300 || !documented) {
