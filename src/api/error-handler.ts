@@ -29,7 +29,7 @@ function detailOf(item: ValidationItem): string {
 }
 
 /** Map anything a route throws to the `{code, message, system}` body with the right status. */
-export function toApiError(error: unknown): TributaryError {
+export function toApiError(error: unknown, bodyLimit?: number): TributaryError {
   if (error instanceof TributaryError) return error;
   const fe = error as FastifyError & { validation?: ValidationItem[]; validationContext?: string };
   if (fe.validation && fe.validation.length > 0) {
@@ -38,7 +38,7 @@ export function toApiError(error: unknown): TributaryError {
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return err('BODY_TOO_LARGE', { limit: (fe as { limit?: number }).limit ?? 'the limit' });
+      return err('BODY_TOO_LARGE', { limit: (fe as { limit?: number }).limit ?? bodyLimit ?? 'the limit' });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return err('UNSUPPORTED_MEDIA_TYPE', { type: fe.message.replace(/^Unsupported Media Type:\s*/, '') });
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -58,7 +58,7 @@ export function toApiError(error: unknown): TributaryError {
  */
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const e = toApiError(error);
+    const e = toApiError(error, request.routeOptions.bodyLimit);
     if (e.status >= 500) request.log.error({ err: error, code: e.code }, e.message);
     else request.log.debug({ code: e.code, status: e.status }, e.message);
     if (reply.sent || reply.raw.headersSent) return;

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { BODY_LIMIT } from '../../src/api/server.ts';
 import { ERRORS } from '../../src/errors/catalogue.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
 import { assertError } from '../helpers/streams.ts';
@@ -202,4 +203,13 @@ test('an unknown id or name answers 404 with its code, on every method', async (
     assert.equal(e.code, code, `${method} ${path}: ${r.body}`);
     assert.match(e.message, /no_such/, `${method} ${path}`);
   }
+});
+
+test('an oversized body answers 413 naming the limit, before it is read; nothing is stored', async () => {
+  const r = await h.call('POST', '/v1beta2/streams', {
+    body: JSON.stringify({ name: 'never_big', columns: [{ name: 'a', type: 'int' }] }),
+    headers: { 'content-type': 'application/json', 'content-length': String(BODY_LIMIT + 1) },
+  });
+  assertError(r, 413, ERRORS.BODY_TOO_LARGE.code, new RegExp(String(BODY_LIMIT)));
+  assert.equal((await h.call('GET', '/v1beta2/streams/never_big')).statusCode, 404);
 });
