@@ -68,7 +68,9 @@ export function installErrorHandlers(app: FastifyInstance): void {
   const methodsOf = allowedMethods(app);
   app.setNotFoundHandler((request, reply) => {
     const url = request.url.split('?')[0] ?? '';
-    const allow = methodsOf(url);
+    const methods = methodsOf(url);
+    // A method the path has but that did not match (an odd spelling of the path) is a 404.
+    const allow = methods.includes(request.method) ? [] : methods;
     const e =
       allow.length > 0
         ? err('METHOD_NOT_ALLOWED', { method: request.method, url, allow: allow.join(', ') })

@@ -13,7 +13,7 @@ function patternOf(url: string): RegExp {
     if (part === '*') return '.*';
     return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   });
-  return new RegExp(`^${parts.join('/')}/?$`);
+  return new RegExp(`^${parts.join('/')}$`);
 }
 
 /**

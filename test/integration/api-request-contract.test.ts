@@ -116,6 +116,8 @@ test('a known path with the wrong method answers 405 with Allow; an unknown one 
   assertError(byName, 405, ERRORS.METHOD_NOT_ALLOWED.code);
   assert.match(String(byName.headers.allow), /DELETE/);
   assert.match(String(byName.headers.allow), /PATCH/);
+  const slash = await h.call('GET', '/v1beta2/streams/');
+  assert.notEqual(slash.statusCode, 405, slash.body);
   const unknown = await h.call('GET', '/v1beta2/no-such-thing');
   assertError(unknown, 404, ERRORS.ROUTE_NOT_FOUND.code);
   assert.equal(unknown.headers.allow, undefined);
