@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { err, TributaryError, toTributaryError } from '../errors/tributary-error.ts';
+import { allowedMethods } from './method-not-allowed.ts';
 
 interface ValidationItem {
   instancePath?: string;
@@ -28,7 +29,7 @@ function detailOf(item: ValidationItem): string {
 }
 
 /** Map anything a route throws to the `{code, message, system}` body with the right status. */
-export function toApiError(error: unknown): TributaryError {
+export function toApiError(error: unknown, bodyLimit?: number): TributaryError {
   if (error instanceof TributaryError) return error;
   const fe = error as FastifyError & { validation?: ValidationItem[]; validationContext?: string };
   if (fe.validation && fe.validation.length > 0) {
@@ -37,7 +38,7 @@ export function toApiError(error: unknown): TributaryError {
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return err('BODY_TOO_LARGE', { limit: (fe as { limit?: number }).limit ?? 'the limit' });
+      return err('BODY_TOO_LARGE', { limit: (fe as { limit?: number }).limit ?? bodyLimit ?? 'the limit' });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return err('UNSUPPORTED_MEDIA_TYPE', { type: fe.message.replace(/^Unsupported Media Type:\s*/, '') });
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -51,16 +52,31 @@ export function toApiError(error: unknown): TributaryError {
   return toTributaryError(error);
 }
 
+/**
+ * Errors answer `{code, message, system}` and are logged with the request's id (`reqId`, also in
+ * the `x-request-id` header of the answer): server errors at error, refusals at debug.
+ */
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const e = toApiError(error);
+    const e = toApiError(error, request.routeOptions.bodyLimit);
     if (e.status >= 500) request.log.error({ err: error, code: e.code }, e.message);
+    else request.log.debug({ code: e.code, status: e.status }, e.message);
     if (reply.sent || reply.raw.headersSent) return;
     if (e.status === 401) reply.header('WWW-Authenticate', 'Basic realm="tributary", charset="UTF-8"');
     void reply.status(e.status).type('application/json').send(e.toBody());
   });
+  const methodsOf = allowedMethods(app);
   app.setNotFoundHandler((request, reply) => {
-    const e = err('ROUTE_NOT_FOUND', { method: request.method, url: request.url.split('?')[0] });
+    const url = request.url.split('?')[0] ?? '';
+    const methods = methodsOf(url);
+    // A method the path has but that did not match (an odd spelling of the path) is a 404.
+    const allow = methods.includes(request.method) ? [] : methods;
+    const e =
+      allow.length > 0
+        ? err('METHOD_NOT_ALLOWED', { method: request.method, url, allow: allow.join(', ') })
+        : err('ROUTE_NOT_FOUND', { method: request.method, url });
+    if (allow.length > 0) reply.header('Allow', allow.join(', '));
+    request.log.debug({ code: e.code, status: e.status }, e.message);
     void reply.status(e.status).send(e.toBody());
   });
 }

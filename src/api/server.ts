@@ -1,6 +1,9 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { installAuth } from './auth.ts';
+import { installEmptyJsonBody } from './empty-json-body.ts';
 import { installErrorHandlers } from './error-handler.ts';
+import { installOptionalNulls } from './optional-nulls.ts';
+import { installRequestId, requestIdOf } from './request-id.ts';
 import { clusterRoutes } from './routes/cluster.ts';
 import { dashboardRoutes } from './routes/dashboards.ts';
 import { execRoutes } from './routes/exec.ts';
@@ -27,17 +30,27 @@ export const BODY_LIMIT = 256 * 1024 * 1024;
 export function buildServer(services: Services): FastifyInstance {
   const app = Fastify({
     // Fastify's own lines (per request, "listening at") are noise at info; keep its warnings.
+    // At debug and trace the API logs as the rest does (refused requests, with their reqId).
     loggerInstance: services.logger.child(
       { component: 'api' },
-      { level: services.logger.levelVal > 40 ? services.logger.level : 'warn' },
+      {
+        level:
+          services.logger.levelVal > 40 || services.logger.levelVal < 30 ? services.logger.level : 'warn',
+      },
     ) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
+    // The caller's valid `x-request-id`, else a new one; answered on every response.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, useDefaults: true },
     },
   });
+  installRequestId(app);
   installErrorHandlers(app);
+  installEmptyJsonBody(app);
+  installOptionalNulls(app);
   // Bodies the JSON parser does not handle arrive as raw bytes; routes that accept them say so.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 

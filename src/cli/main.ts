@@ -1,21 +1,27 @@
-import { ConfigError, loadConfig, VARIABLE_NAMES } from '../config/config.ts';
-import { createLogger } from '../log/logger.ts';
+import { readVersionInfo } from '../api/version-info.ts';
+import { ConfigError, loadConfig } from '../config/config.ts';
+import { createLogger, type Logger } from '../log/logger.ts';
 import { PRIVATE_UMASK } from './data-dir.ts';
 import { LICENSE_USAGE, LicenseCommandError, licenseCommand } from './license-command.ts';
+import { checkDataDir, checkPort } from './preflight.ts';
+import { StartupError } from './startup-error.ts';
 import { Tributary } from './tributary.ts';
+import { SERVE_USAGE, USAGE } from './usage.ts';
 
-const USAGE = `Usage: tributary <command> [options]
-
-Commands:
-  serve    start the server (REST API on TRIBUTARY_PORT, data under TRIBUTARY_DATA)
-  license  make license key pairs and license files (tributary license help)
-  help     show this text
-
-Options of serve (each also read from the environment variable of the same name):
-${VARIABLE_NAMES.map((v) => `  ${v.flag.padEnd(26)} ${v.env}`).join('\n')}
-`;
+/** Print why the server cannot start as one line (no stack trace) and exit 1. */
+function cannotStart(e: unknown, logger?: Logger): never {
+  const message =
+    e instanceof StartupError ? e.message : `cannot start: ${(e as Error).message ?? String(e)}`;
+  logger?.debug({ err: e }, 'start-up failed');
+  process.stderr.write(`tributary: ${message.split('\n')[0]}\n`);
+  process.exit(1);
+}
 
 async function serve(argv: string[]): Promise<void> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(SERVE_USAGE);
+    return;
+  }
   // Before anything is created: the data directory and all in it (the engine's files too) private.
   process.umask(PRIVATE_UMASK);
   let config: ReturnType<typeof loadConfig>;
@@ -29,7 +35,15 @@ async function serve(argv: string[]): Promise<void> {
     throw e;
   }
   const logger = createLogger(config.logLevel);
-  const tributary = await Tributary.open(config, logger);
+  // What an operator can fix is refused before anything is created (the first admin included).
+  let tributary: Tributary;
+  try {
+    await checkDataDir(config.dataDir);
+    await checkPort(config.host, config.port);
+    tributary = await Tributary.open(config, logger);
+  } catch (e) {
+    cannotStart(e, logger);
+  }
   if (tributary.initialAdmin) {
     const a = tributary.initialAdmin;
     if (a.generated) {
@@ -43,7 +57,13 @@ async function serve(argv: string[]): Promise<void> {
       );
     }
   }
-  const address = await tributary.listen();
+  let address: string;
+  try {
+    address = await tributary.listen();
+  } catch (e) {
+    await tributary.close().catch(() => {});
+    cannotStart(e, logger);
+  }
   logger.info({ address, data: config.dataDir }, `Tributary listening on ${address}`);
 
   let stopping = false;
@@ -81,6 +101,11 @@ switch (command) {
       process.stderr.write(`tributary license: ${e.message}\n\n${LICENSE_USAGE}`);
       process.exit(2);
     }
+    break;
+  case '--version':
+  case '-v':
+  case 'version':
+    process.stdout.write(`tributary ${readVersionInfo().version}\n`);
     break;
   case undefined:
   case 'help':

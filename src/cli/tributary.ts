@@ -26,6 +26,9 @@ import type { BufferPolicy } from '../stream/stream-tables.ts';
 import { resetStreamingState } from '../streaming/state-table.ts';
 import { buildPlanner } from './build-planner.ts';
 import { securePrivateDir } from './data-dir.ts';
+import { lockDataDir } from './data-dir-lock.ts';
+import { listenError } from './preflight.ts';
+import { StartupError } from './startup-error.ts';
 
 /** Internal knobs, not configuration: tests and benchmarks use them. */
 export interface Tuning {
@@ -57,15 +60,29 @@ export class Tributary {
     readonly services: Services,
     readonly api: FastifyInstance,
     readonly initialAdmin: InitialAdmin | undefined,
+    private readonly unlock: () => Promise<void>,
   ) {}
 
   /** `tuning`: stream-store knobs for tests and benchmarks (e.g. a Buffer flushed after every insert). */
   static async open(config: Config, logger: Logger, tuning: Tuning = {}): Promise<Tributary> {
-    await securePrivateDir(config.dataDir);
-    const engine = new ChdbEngine({
-      dataPath: join(config.dataDir, 'engine'),
-      sessions: { system: config.engineSystemSessions, user: config.engineUserSessions },
-    });
+    try {
+      await securePrivateDir(config.dataDir);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new StartupError(`cannot use data directory ${config.dataDir}: ${code ?? (e as Error).message}`);
+    }
+    // One server per data directory: refused here, before the engine opens or anything is created.
+    const unlock = await lockDataDir(config.dataDir);
+    let engine: ChdbEngine;
+    try {
+      engine = new ChdbEngine({
+        dataPath: join(config.dataDir, 'engine'),
+        sessions: { system: config.engineSystemSessions, user: config.engineUserSessions },
+      });
+    } catch (e) {
+      await unlock();
+      throw e;
+    }
     let inputs: InputService | undefined;
     try {
       const catalog = await EngineCatalog.open(engine);
@@ -118,18 +135,27 @@ export class Tributary {
       await api.ready();
       // Inputs listen again once everything they write through is up (a taken port: `failed`).
       await inputs.restore();
-      return new Tributary(services, api, initialAdmin);
+      return new Tributary(services, api, initialAdmin, unlock);
     } catch (e) {
       await inputs?.close();
       await engine.close();
+      await unlock();
       throw e;
     }
   }
 
-  /** Open the listening socket; answers the address it listens on. */
+  /** Open the listening socket; answers the address it is bound to (the real port when 0 was asked). */
   async listen(): Promise<string> {
     const { port, host } = this.services.config;
-    return this.api.listen({ port, host });
+    try {
+      await this.api.listen({ port, host });
+    } catch (e) {
+      throw listenError(e, host, port) ?? e;
+    }
+    const bound = this.api.server.address();
+    if (!bound || typeof bound === 'string') return String(bound);
+    const address = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
+    return `http://${address}:${bound.port}`;
   }
 
   async close(): Promise<void> {
@@ -140,5 +166,6 @@ export class Tributary {
     await this.api.close();
     await this.services.streams.close();
     await this.services.engine.close();
+    await this.unlock();
   }
 }

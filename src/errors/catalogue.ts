@@ -165,6 +165,12 @@ export const ERRORS = {
     system: 'appserver',
     message: 'Unsupported Content-Type {type}',
   },
+  METHOD_NOT_ALLOWED: {
+    code: 10106,
+    status: 405,
+    system: 'appserver',
+    message: 'Method {method} is not allowed on {url}; allowed: {allow}',
+  },
 
   // --- resources (102xx) ---
   RESOURCE_NOT_FOUND: {

@@ -25,6 +25,8 @@ export class RunningQuery {
   private rowCount = 0;
   private readonly startedAt = Date.now();
   private firstRowAt = 0;
+  /** When the query last produced result rows (ms since the epoch; 0 before the first). */
+  private lastRowAt = 0;
   private readonly recent: Array<{ at: number; n: number }> = [];
   private rowListener: RowListener | undefined;
   private readonly endListeners: EndListener[] = [];
@@ -90,7 +92,8 @@ export class RunningQuery {
       count: this.rowCount,
       eps: this.recent.reduce((s, r) => s + r.n, 0),
       processing_time: (this.info.end_time || now) - this.startedAt,
-      last_event_time: progress.lastEventTime,
+      // The time of the last event the query sent (a result row), as Timeplus reports it.
+      last_event_time: this.lastRowAt,
       response_time: this.info.response_time,
       scanned_rows: progress.scannedRows,
       scanned_bytes: progress.scannedBytes,
@@ -123,6 +126,7 @@ export class RunningQuery {
           this.info.response_time = now - this.startedAt;
         }
         this.rowCount += rows.length;
+        this.lastRowAt = now;
         this.recent.push({ at: now, n: rows.length });
         return this.rowListener?.(rows);
       },

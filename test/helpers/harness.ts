@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { Tributary, type Tuning } from '../../src/cli/tributary.ts';
 import { type Config, DEFAULTS } from '../../src/config/config.ts';
-import { silentLogger } from '../../src/log/logger.ts';
+import { type Logger, silentLogger } from '../../src/log/logger.ts';
 
 export const ADMIN_PASSWORD = 'admin-password-for-tests';
 
@@ -40,7 +40,7 @@ export function authHeader(c: Credentials): Record<string, string> {
 
 /** Start Tributary in-process on a fresh (or given) data directory with a known admin password. */
 export async function startHarness(
-  options: { dataDir?: string; config?: Partial<Config>; tuning?: Tuning } = {},
+  options: { dataDir?: string; config?: Partial<Config>; tuning?: Tuning; logger?: Logger } = {},
 ): Promise<Harness> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'tributary-test-')));
   const config: Config = {
@@ -52,7 +52,7 @@ export async function startHarness(
     logLevel: 'silent',
     ...options.config,
   };
-  const trb = await Tributary.open(config, silentLogger(), options.tuning);
+  const trb = await Tributary.open(config, options.logger ?? silentLogger(), options.tuning);
   const harness: Harness = {
     trb,
     dataDir,

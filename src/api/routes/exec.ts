@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { err } from '../../errors/tributary-error.ts';
+import { planScript } from '../../queries/script.ts';
 import { RUN } from '../access.ts';
 import type { Services } from '../services.ts';
 
@@ -26,17 +27,18 @@ export function execRoutes(app: FastifyInstance, s: Services): void {
   app.post('/v1beta2/exec', { schema: exec, config: RUN }, async (request, reply) => {
     const body = request.body as { sql: string; type: 'historical' | 'ddl'; timeout_ms?: number };
     const timeoutMs = body.timeout_ms ?? DEFAULT_EXEC_TIMEOUT_MS;
-    const plan = await s.planner.plan(body.sql, {
-      user: request.user,
-      type: body.type,
-      execType: body.type,
-      timeoutMs,
-    });
     const controller = new AbortController();
     // A client that goes away before the answer stops the engine query.
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) controller.abort();
     });
+    // Several `;`-separated statements run in order; the last one answers.
+    const plan = await planScript(
+      s.planner,
+      body.sql,
+      { user: request.user, type: body.type, execType: body.type, timeoutMs },
+      controller.signal,
+    );
     if (plan.kind === 'statement') {
       await plan.run(controller.signal);
       return reply.status(204).send();

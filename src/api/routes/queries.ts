@@ -3,6 +3,7 @@ import { err } from '../../errors/tributary-error.ts';
 import { type BatchingPolicy, DEFAULT_BATCHING } from '../../queries/query-types.ts';
 import { ResultBatcher } from '../../queries/result-batcher.ts';
 import type { RunningQuery } from '../../queries/running-query.ts';
+import { planScript } from '../../queries/script.ts';
 import { READ, RUN } from '../access.ts';
 import { actorOfRequest } from '../auth.ts';
 import { EventStream } from '../event-stream.ts';
@@ -79,10 +80,13 @@ function requireOwnerOrAdmin(request: FastifyRequest, q: RunningQuery, verb: str
 export function queryRoutes(app: FastifyInstance, s: Services): void {
   app.post('/v1beta2/queries', { schema: runQuery, config: RUN }, async (request, reply) => {
     const body = request.body as RunQueryBody;
-    const plan = await s.planner.plan(body.sql, {
-      user: request.user,
-      ...(body.type ? { type: body.type } : {}),
-    });
+    // Several `;`-separated statements run in order; the last one's rows are streamed.
+    const plan = await planScript(
+      s.planner,
+      body.sql,
+      { user: request.user, ...(body.type ? { type: body.type } : {}) },
+      new AbortController().signal,
+    );
     if (plan.kind === 'statement') {
       await plan.run(new AbortController().signal);
       return reply.status(204).send();

@@ -20,6 +20,7 @@ const sqlBody = {
   body: {
     type: 'object',
     required: ['sql'],
+    additionalProperties: false,
     properties: { sql: { type: 'string', minLength: 1 } },
   },
 } as const;

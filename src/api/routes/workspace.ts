@@ -7,7 +7,6 @@ const updateWorkspace = {
   body: {
     type: 'object',
     additionalProperties: false,
-    required: ['settings'],
     properties: {
       settings: {
         type: 'object',
@@ -23,7 +22,9 @@ export function workspaceRoutes(app: FastifyInstance, s: Services): void {
   app.get('/v1beta2/workspace', { config: READ }, async () => s.workspace.get());
 
   app.patch('/v1beta2/workspace', { schema: updateWorkspace, config: ADMIN }, async (request, reply) => {
-    const { settings } = request.body as { settings: { enabled_user_tracking?: boolean } };
+    // `settings` is optional in the contract: without it (or null) nothing changes.
+    const settings =
+      (request.body as { settings?: { enabled_user_tracking?: boolean } } | undefined)?.settings ?? {};
     await s.workspace.updateSettings(
       settings.enabled_user_tracking === undefined
         ? {}

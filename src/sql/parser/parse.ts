@@ -35,12 +35,25 @@ export function parseStatement(sql: string): Statement {
 
 /** Parse a script of statements separated by `;`. */
 export function parseStatements(sql: string): Statement[] {
+  return parseScript(sql).map((s) => s.statement);
+}
+
+/** One statement of a script and its own text (without the `;`). */
+export interface ScriptStatement {
+  statement: Statement;
+  text: string;
+}
+
+/** Parse a script of statements separated by `;`, keeping each statement's text. */
+export function parseScript(sql: string): ScriptStatement[] {
   const p = new StatementParser(sql);
-  const out: Statement[] = [];
+  const out: ScriptStatement[] = [];
   for (;;) {
     while (p.acceptOp(';'));
     if (p.atEnd()) return out;
-    out.push(p.statement());
+    const start = p.token.start;
+    const statement = p.statement();
+    out.push({ statement, text: sql.slice(start, p.previous.end) });
     if (!p.atEnd() && !p.isOp(';')) {
       p.expect('end of query');
       p.fail();
