@@ -145,21 +145,24 @@ test('every answer carries x-request-id: a valid incoming one echoed, else a new
   }
 });
 
-test('several statements on /exec run in order; the last one answers', async () => {
-  const r = await h.call('POST', '/v1beta2/exec', {
+test('several statements on /exec run in order; every one fits the type', async () => {
+  const ddl = await h.call('POST', '/v1beta2/exec', {
     body: {
-      type: 'historical',
-      sql: 'CREATE STREAM script_s (a int); INSERT INTO script_s (a) VALUES (1), (2); SELECT count() AS n FROM table(script_s);',
+      type: 'ddl',
+      sql: 'CREATE STREAM script_s (a int); INSERT INTO script_s (a) VALUES (1), (2); INSERT INTO script_s (a) VALUES (3)',
     },
   });
-  assert.equal(r.statusCode, 200, r.body);
-  const doc = r.json() as { data: unknown[][] };
-  assert.equal(Number(doc.data[0]?.[0]), 2);
-  const ddl = await h.call('POST', '/v1beta2/exec', {
-    body: { type: 'ddl', sql: 'INSERT INTO script_s (a) VALUES (3); INSERT INTO script_s (a) VALUES (4)' },
-  });
   assert.equal(ddl.statusCode, 204, ddl.body);
-  assert.equal(await count(h, 'script_s'), 4);
+  assert.equal(await count(h, 'script_s'), 3);
+  // type "historical" runs nothing that changes data, in a script too: refused before any runs.
+  const mixed = await h.call('POST', '/v1beta2/exec', {
+    body: {
+      type: 'historical',
+      sql: 'INSERT INTO script_s (a) VALUES (4); DROP STREAM script_s; SELECT count() FROM table(script_s)',
+    },
+  });
+  assertError(mixed, 400, ERRORS.WRONG_QUERY_TYPE.code, /type "ddl"/);
+  assert.equal(await count(h, 'script_s'), 3);
 });
 
 test('a script answering rows before its last statement is refused before anything runs', async () => {
