@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TributaryError } from '../../src/errors/tributary-error.ts';
-import { type ParsedRows, parseIngestBody, splitJsonValues } from '../../src/stream/ingest-body.ts';
+import {
+  type ParsedRows,
+  parseIngestBody,
+  parseNumber,
+  splitJsonValues,
+} from '../../src/stream/ingest-body.ts';
 
 const b = (s: string) => Buffer.from(s);
 
@@ -68,6 +73,19 @@ test('compact: integers beyond 2^53 are kept exactly by the lossless parse', () 
   const l = compact(p.lossless());
   assert.deepEqual(l.rows, [['9223372036854775807', 0.125]]);
   assert.equal(p.lossless().lossless, undefined);
+});
+
+test('lossless parse: integers in exponent or fraction form past 2^53 become their exact digits', () => {
+  const p = parseIngestBody(
+    b('{"columns":["a","b","c","d","e"],"data":[[1e19, 1.18e21, -1E+20, 1.5, 1e400]]}'),
+    'compact',
+  );
+  assert.deepEqual(compact(p.lossless?.() as ParsedRows).rows, [
+    ['10000000000000000000', '1180000000000000000000', '-100000000000000000000', 1.5, Infinity],
+  ]);
+  assert.equal(parseNumber('100000000000000000000.000'), '100000000000000000000');
+  assert.equal(parseNumber('9007199254740993'), '9007199254740993');
+  assert.equal(parseNumber('12'), 12);
 });
 
 test('streaming: NDJSON, concatenated objects, commas and whitespace between them', () => {
