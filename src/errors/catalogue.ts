@@ -25,6 +25,12 @@ export const ERRORS = {
     system: 'timeplusd',
     message: 'Syntax error at line {line}, column {column}: {detail}',
   },
+  FIELD_SYNTAX_ERROR: {
+    code: 62,
+    status: 400,
+    system: 'timeplusd',
+    message: 'Syntax error in {field} at line {line}, column {column}: {detail}',
+  },
   UNKNOWN_FUNCTION: { code: 46, status: 400, system: 'timeplusd', message: 'Unknown function {name}{hint}' },
   UNKNOWN_IDENTIFIER: {
     code: 47,

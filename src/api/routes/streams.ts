@@ -8,6 +8,7 @@ import type { StreamDefinition } from '../../stream/stream-definition.ts';
 import type { StreamSizes } from '../../stream/stream-stats.ts';
 import { actorOfRequest } from '../auth.ts';
 import type { Services } from '../services.ts';
+import { fieldExpr } from './field-expr.ts';
 import { type StreamDefBody, streamSpecOf } from './stream-def.ts';
 
 /** Largest decompressed ingest body (the server's body limit, BODY_LIMIT in server.ts). */
@@ -194,7 +195,10 @@ export function streamRoutes(app: FastifyInstance, s: Services): void {
       {
         ...(body.description !== undefined ? { description: body.description } : {}),
         ...(body.ttl_expression !== undefined
-          ? { ttl: body.ttl_expression.trim() === '' ? null : body.ttl_expression }
+          ? {
+              ttl:
+                body.ttl_expression.trim() === '' ? null : fieldExpr('ttl_expression', body.ttl_expression),
+            }
           : {}),
         ...(body.logstore_retention_bytes !== undefined
           ? { logstoreRetentionBytes: body.logstore_retention_bytes }
