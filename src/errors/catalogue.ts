@@ -132,13 +132,38 @@ export const ERRORS = {
     code: 10104,
     status: 413,
     system: 'appserver',
-    message: 'Request body is larger than {limit} bytes',
+    message: 'Request body is larger than the limit of {limit} bytes; send the data in smaller requests',
   },
   UNSUPPORTED_MEDIA_TYPE: {
     code: 10105,
     status: 415,
     system: 'appserver',
     message: 'Unsupported Content-Type {type}',
+  },
+  DECODED_BODY_TOO_LARGE: {
+    code: 10106,
+    status: 413,
+    system: 'appserver',
+    message:
+      'Request body decoded from {encoding} is larger than the limit of {limit} bytes; send the data in smaller requests',
+  },
+  HEADERS_TOO_LARGE: {
+    code: 10107,
+    status: 431,
+    system: 'appserver',
+    message: 'Request line and headers are larger than the limit of {limit} bytes',
+  },
+  URL_TOO_LONG: {
+    code: 10108,
+    status: 414,
+    system: 'appserver',
+    message: 'Request URL is too long: {detail}',
+  },
+  REQUEST_TIMEOUT: {
+    code: 10109,
+    status: 408,
+    system: 'appserver',
+    message: 'The request was not received completely in time',
   },
 
   // --- resources (102xx) ---
