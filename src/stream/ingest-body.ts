@@ -219,7 +219,10 @@ export function splitJsonValues(text: string): string[] {
         }
       }
     } else {
-      while (i < n && !/[\s,{["]/.test(text[i] as string)) i++;
+      // A bare token (number, literal, or bytes that are no JSON) runs to the next JSON separator;
+      // it takes at least one character, so any other whitespace (\v, \f, U+00A0) cannot stall it.
+      i++;
+      while (i < n && !/[ \t\r\n,{["]/.test(text[i] as string)) i++;
     }
     out.push(text.slice(start, i));
   }

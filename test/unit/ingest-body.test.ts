@@ -115,6 +115,17 @@ test('streaming: a bad row is named', () => {
   malformed(() => parseIngestBody(b('{"a":1}{"a"'), 'streaming'), /row 2/);
 });
 
+test('splitJsonValues always moves on: whitespace JSON does not know, and binary bodies', () => {
+  // \v, \f and U+00A0 are whitespace to a regular expression but not to JSON: once, these stalled
+  // the split forever (a gzip body sent without Content-Encoding answered 500 after 30 s).
+  assert.deepEqual(splitJsonValues('\u000b{"a":1}\f\u00a0'), ['\u000b', '{"a":1}', '\f\u00a0']);
+  const binary = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x0b, 0x0c, 0xa0, 0x7b, 0x00]);
+  assert.throws(
+    () => parseIngestBody(binary, 'streaming'),
+    (e: unknown) => e instanceof TributaryError && e.status === 400,
+  );
+});
+
 test('splitJsonValues splits top-level values and respects strings and escapes', () => {
   assert.deepEqual(splitJsonValues('{"a":"x\\"}{"}{"b":[1,{}]} 3 "s"'), [
     '{"a":"x\\"}{"}',
