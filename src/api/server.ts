@@ -1,9 +1,10 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { installAuth } from './auth.ts';
 import { installEmptyJsonBody } from './empty-json-body.ts';
-import { installErrorHandlers } from './error-handler.ts';
+import { frameworkErrorHandler, httpClientErrorHandler, installErrorHandlers } from './error-handler.ts';
 import { installOptionalNulls } from './optional-nulls.ts';
 import { installRequestId, requestIdOf } from './request-id.ts';
+import { BODY_LIMIT, PATH_SEGMENT_LIMIT } from './request-limits.ts';
 import { clusterRoutes } from './routes/cluster.ts';
 import { dashboardRoutes } from './routes/dashboards.ts';
 import { execRoutes } from './routes/exec.ts';
@@ -23,9 +24,6 @@ import type { Services } from './services.ts';
 /** The base path of every route: the self-hosted workspace is always `default`. */
 export const API_PREFIX = '/default/api';
 
-/** Largest request body accepted (ingest batches included). */
-export const BODY_LIMIT = 256 * 1024 * 1024;
-
 /** Build the HTTP server (not yet listening). */
 export function buildServer(services: Services): FastifyInstance {
   const app = Fastify({
@@ -43,6 +41,11 @@ export function buildServer(services: Services): FastifyInstance {
     // The caller's valid `x-request-id`, else a new one; answered on every response.
     requestIdHeader: false,
     genReqId: requestIdOf,
+    routerOptions: { maxParamLength: PATH_SEGMENT_LIMIT },
+    // Errors raised before a route runs (bad URL, a path segment too long, headers too large,
+    // a malformed request) answer the same {code, message, system} bodies as every other error.
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler: httpClientErrorHandler,
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, useDefaults: true },
     },

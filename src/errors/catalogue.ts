@@ -25,6 +25,12 @@ export const ERRORS = {
     system: 'timeplusd',
     message: 'Syntax error at line {line}, column {column}: {detail}',
   },
+  FIELD_SYNTAX_ERROR: {
+    code: 62,
+    status: 400,
+    system: 'timeplusd',
+    message: 'Syntax error in {field} at line {line}, column {column}: {detail}',
+  },
   UNKNOWN_FUNCTION: { code: 46, status: 400, system: 'timeplusd', message: 'Unknown function {name}{hint}' },
   ENGINE_ACCESS_DENIED: {
     code: 497,
@@ -157,7 +163,7 @@ export const ERRORS = {
     code: 10104,
     status: 413,
     system: 'appserver',
-    message: 'Request body is larger than {limit} bytes',
+    message: 'Request body is larger than the limit of {limit} bytes; send the data in smaller requests',
   },
   UNSUPPORTED_MEDIA_TYPE: {
     code: 10105,
@@ -165,8 +171,33 @@ export const ERRORS = {
     system: 'appserver',
     message: 'Unsupported Content-Type {type}',
   },
-  METHOD_NOT_ALLOWED: {
+  DECODED_BODY_TOO_LARGE: {
     code: 10106,
+    status: 413,
+    system: 'appserver',
+    message:
+      'Request body decoded from {encoding} is larger than the limit of {limit} bytes; send the data in smaller requests',
+  },
+  HEADERS_TOO_LARGE: {
+    code: 10107,
+    status: 431,
+    system: 'appserver',
+    message: 'Request line and headers are larger than the limit of {limit} bytes',
+  },
+  URL_TOO_LONG: {
+    code: 10108,
+    status: 414,
+    system: 'appserver',
+    message: 'Request URL is too long: {detail}',
+  },
+  REQUEST_TIMEOUT: {
+    code: 10109,
+    status: 408,
+    system: 'appserver',
+    message: 'The request was not received completely in time',
+  },
+  METHOD_NOT_ALLOWED: {
+    code: 10110,
     status: 405,
     system: 'appserver',
     message: 'Method {method} is not allowed on {url}; allowed: {allow}',

@@ -192,15 +192,21 @@ export async function prepareBatch(
     batch = prepareParsed(schema, parsed, options, doubts);
   } catch (e) {
     if (!(e instanceof LossyNumber)) throw e;
-    if (!parsed.lossless) {
-      const { row, column } = doubts;
-      throw err('INGEST_BAD_VALUE', { row, column, detail: e.message });
-    }
+    if (!parsed.lossless) throw lossyValue(e, doubts);
     doubts = new DoubtList();
-    batch = prepareParsed(schema, parsed.lossless(), options, doubts);
+    try {
+      batch = prepareParsed(schema, parsed.lossless(), options, doubts);
+    } catch (e2) {
+      // The lossless parse keeps every integer exact, so this is a safeguard only.
+      throw e2 instanceof LossyNumber ? lossyValue(e2, doubts) : e2;
+    }
   }
   await settleDoubts(doubts, options);
   return batch;
+}
+
+function lossyValue(e: LossyNumber, at: DoubtList) {
+  return err('INGEST_BAD_VALUE', { row: at.row, column: at.column, detail: e.message });
 }
 
 function prepareParsed(

@@ -27,7 +27,32 @@ function malformed(detail: string): never {
   throw err('INGEST_MALFORMED', { detail });
 }
 
-const parseNumber = (s: string): unknown => (/^-?\d{16,}$/.test(s) ? s : Number(s));
+/**
+ * A number of the lossless parse: integers a double cannot hold exactly become their exact decimal
+ * digits (also when spelled with an exponent or a fraction, `1e19`, `1.5e20`), everything else a number.
+ */
+export function parseNumber(s: string): unknown {
+  if (/^-?\d{16,}$/.test(s)) return s;
+  const n = Number(s);
+  if (Number.isSafeInteger(n) || !Number.isInteger(n)) return n;
+  return exactInteger(s) ?? n;
+}
+
+/** The exact digits of a JSON number that is an integer (`1.18e21` -> `1180000000000000000000`). */
+function exactInteger(s: string): string | undefined {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(s);
+  if (!m) return undefined;
+  const [, sign = '', whole = '', fraction = '', exp = '0'] = m;
+  const e = Number(exp);
+  if (e > 400) return undefined; // beyond any double (Number(s) was not finite then anyway)
+  const digits = whole + fraction;
+  const point = whole.length + e; // digits before the decimal point
+  if (point < 0 || /[^0]/.test(digits.slice(Math.max(point, 0)))) return undefined;
+  const intDigits = (
+    point >= digits.length ? digits + '0'.repeat(point - digits.length) : digits.slice(0, point)
+  ).replace(/^0+(?=\d)/, '');
+  return `${sign}${intDigits}`;
+}
 
 /** JSON.parse, or the lossless parse when `lossless`; errors become INGEST_MALFORMED. */
 function parseJson(text: string, lossless: boolean, where = ''): unknown {
@@ -194,7 +219,10 @@ export function splitJsonValues(text: string): string[] {
         }
       }
     } else {
-      while (i < n && !/[\s,{["]/.test(text[i] as string)) i++;
+      // A bare token (number, literal, or bytes that are no JSON) runs to the next JSON separator;
+      // it takes at least one character, so any other whitespace (\v, \f, U+00A0) cannot stall it.
+      i++;
+      while (i < n && !/[ \t\r\n,{["]/.test(text[i] as string)) i++;
     }
     out.push(text.slice(start, i));
   }

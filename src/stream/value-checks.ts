@@ -76,8 +76,15 @@ function intCheck(name: string, signed: boolean, bits: number): ValueCheck {
   const range = () => `out of range for ${type} (${min} to ${max})`;
   return (v) => {
     if (typeof v === 'number') {
-      if (!Number.isInteger(v)) return `expected an integer (${type}), got ${describe(v)}`;
+      if (!Number.isInteger(v)) {
+        return Number.isFinite(v)
+          ? `expected an integer (${type}), got ${describe(v)}`
+          : `the number is ${range()}`;
+      }
       if (fast || Number.isSafeInteger(v)) return v < nmin || v > nmax ? `${v} is ${range()}` : undefined;
+      // Past 2^53 the double is inexact, but one clearly beyond the range is out whatever its digits
+      // (nmin/nmax round away from zero, so a value equal to them is decided exactly below).
+      if (v < nmin || v > nmax) return `${v} is ${range()}`;
       throw new LossyNumber(v);
     }
     if (typeof v === 'string') {
@@ -85,16 +92,32 @@ function intCheck(name: string, signed: boolean, bits: number): ValueCheck {
       const b = BigInt(v);
       return b < min || b > max ? `${v} is ${range()}` : undefined;
     }
-    if (typeof v === 'boolean') return undefined;
     return `expected an integer (${type}), got ${describe(v)}`;
   };
 }
 
-const floatCheck: ValueCheck = (v) => {
-  if (typeof v === 'number' || typeof v === 'boolean') return undefined;
-  if (typeof v === 'string' && (FLOAT_TEXT.test(v) || FLOAT_WORD.test(v))) return undefined;
-  return `expected a number (or "inf", "-inf", "nan"), got ${describe(v)}`;
-};
+/**
+ * Floats: numbers and numeric strings within the type's range. JSON cannot spell infinity, so a JSON
+ * number that is not finite (or past float32's range) was a literal too large for the column, which
+ * the engine would store as inf: refused; "inf" as a string stores infinity on purpose.
+ */
+function floatCheck(type: string, float32: boolean): ValueCheck {
+  const expected = `expected a number (or "inf", "-inf", "nan") for ${type}`;
+  const tooLarge = (x: number) => !Number.isFinite(float32 ? Math.fround(x) : x);
+  return (v) => {
+    if (typeof v === 'number') {
+      if (!tooLarge(v)) return undefined;
+      const n = Number.isFinite(v) ? `${v} ` : 'the number ';
+      return `${n}is out of range for ${type} (send "inf" or "-inf" to store an infinity)`;
+    }
+    if (typeof v === 'string') {
+      if (FLOAT_WORD.test(v)) return undefined;
+      if (!FLOAT_TEXT.test(v)) return `${expected}, got ${describe(v)}`;
+      return tooLarge(Number(v)) ? `${describe(v)} is out of range for ${type}` : undefined;
+    }
+    return `${expected}, got ${describe(v)}`;
+  };
+}
 
 function decimalCheck(precision: number, scale: number): ValueCheck {
   const intDigits = precision - scale;
@@ -118,39 +141,60 @@ function decimalCheck(precision: number, scale: number): ValueCheck {
   };
 }
 
-const datetimeCheck: ValueCheck = (v, doubts) => {
-  if (typeof v === 'number') {
-    return Number.isInteger(v) && v >= 0
-      ? undefined
-      : `expected a date-time string or a whole number of seconds, got ${describe(v)}`;
-  }
-  if (typeof v !== 'string') return `expected a date-time string, got ${describe(v)}`;
-  if (DATETIME_TEXT.test(v) || /^\d+$/.test(v)) return undefined;
-  doubts.add('datetime', v);
-  return undefined;
-};
+/** Digit strings longer than this are no date or time of any type (int64 has 19 digits). */
+const MAX_TIME_DIGITS = 19;
 
-const dateCheck: ValueCheck = (v, doubts) => {
-  if (typeof v === 'number')
-    return Number.isInteger(v) && v >= 0 ? undefined : `expected a date, got ${describe(v)}`;
-  if (typeof v !== 'string') return `expected a date string (YYYY-MM-DD), got ${describe(v)}`;
-  if (DATE_TEXT.test(v) || /^\d+$/.test(v)) return undefined;
-  if (LOOKS_DATETIME.test(v)) {
-    return /^\d{4}-\d{2}-\d{2}$/.test(v)
-      ? `${describe(v)} is not a valid date`
-      : `expected a date (YYYY-MM-DD) without a time, got ${describe(v)}`;
-  }
-  doubts.add('date', v);
-  return undefined;
-};
+/**
+ * Date-times: strings (see above), or whole numbers of seconds (datetime64(p): units of 10^-p s)
+ * from 0 up to the type's largest (`max`).
+ */
+function datetimeCheck(type: string, max: number, maxText = String(max)): ValueCheck {
+  return (v, doubts) => {
+    if (typeof v === 'number') {
+      if (!Number.isInteger(v) || v < 0)
+        return `expected a date-time string or a whole number of seconds, got ${describe(v)}`;
+      return v > max ? `${v} is out of range for ${type} (0 to ${maxText})` : undefined;
+    }
+    if (typeof v !== 'string') return `expected a date-time string, got ${describe(v)}`;
+    if (DATETIME_TEXT.test(v)) return undefined;
+    if (/^\d+$/.test(v)) {
+      return v.length > MAX_TIME_DIGITS ? `${describe(v)} is out of range for ${type}` : undefined;
+    }
+    doubts.add('datetime', v);
+    return undefined;
+  };
+}
+
+/** Dates: `YYYY-MM-DD` (and what the engine reads, see above) or day numbers from 0 to `max`. */
+function dateCheck(type: string, max: number): ValueCheck {
+  return (v, doubts) => {
+    if (typeof v === 'number') {
+      if (!Number.isInteger(v) || v < 0) return `expected a date, got ${describe(v)}`;
+      return v > max ? `${v} is out of range for ${type} (day numbers 0 to ${max})` : undefined;
+    }
+    if (typeof v !== 'string') return `expected a date string (YYYY-MM-DD), got ${describe(v)}`;
+    if (DATE_TEXT.test(v)) return undefined;
+    if (/^\d+$/.test(v)) {
+      return v.length > MAX_TIME_DIGITS ? `${describe(v)} is out of range for ${type}` : undefined;
+    }
+    if (LOOKS_DATETIME.test(v)) {
+      return /^\d{4}-\d{2}-\d{2}$/.test(v)
+        ? `${describe(v)} is not a valid date`
+        : `expected a date (YYYY-MM-DD) without a time, got ${describe(v)}`;
+    }
+    doubts.add('date', v);
+    return undefined;
+  };
+}
 
 const boolCheck: ValueCheck = (v) =>
   typeof v === 'boolean' || v === 0 || v === 1
     ? undefined
     : `expected true, false, 0 or 1, got ${describe(v)}`;
 
-/** Strings take any JSON value: numbers, booleans, objects and arrays are stored as their JSON text. */
-const stringCheck: ValueCheck = () => undefined;
+/** Strings take strings, numbers and booleans (stored as their JSON text); not objects or arrays. */
+const stringCheck: ValueCheck = (v) =>
+  typeof v === 'object' && v !== null ? `expected a string, got ${describe(v)}` : undefined;
 
 function fixedStringCheck(n: number): ValueCheck {
   return (v) => {
@@ -215,7 +259,7 @@ function nullable(inner: ValueCheck): ValueCheck {
   return (v, doubts) => (v === null ? undefined : inner(v, doubts));
 }
 
-const POINT = arrayOf(floatCheck, 'a point [x, y]');
+const POINT = arrayOf(floatCheck('float64', false), 'a point [x, y]');
 const pointCheck: ValueCheck = (v, d) =>
   Array.isArray(v) && v.length !== 2 ? 'expected a point [x, y]' : POINT(v, d);
 
@@ -237,9 +281,10 @@ function compile(t: DataType): ValueCheck {
   if (int) return intCheck(name, int[0], int[1]);
   switch (name) {
     case 'Float32':
-    case 'Float64':
     case 'BFloat16':
-      return floatCheck;
+      return floatCheck(name.toLowerCase(), true);
+    case 'Float64':
+      return floatCheck('float64', false);
     case 'Decimal':
       return decimalCheck(numberArg(t, 0, 10), numberArg(t, 1, 0));
     case 'Decimal32':
@@ -254,12 +299,15 @@ function compile(t: DataType): ValueCheck {
     case 'FixedString':
       return fixedStringCheck(numberArg(t, 0, 1));
     case 'Date':
+      return dateCheck('date', 65_535);
     case 'Date32':
-      return dateCheck;
+      return dateCheck('date32', 120_529);
     case 'DateTime':
     case 'DateTime32':
+      return datetimeCheck('datetime', 4_294_967_295);
     case 'DateTime64':
-      return datetimeCheck;
+      // Int64 units: the largest double below 2^63 is the largest that fits.
+      return datetimeCheck('datetime64', 2 ** 63 - 1024, '2^63 - 1');
     case 'UUID':
       return uuidCheck;
     case 'IPv4':

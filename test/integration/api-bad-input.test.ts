@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { BODY_LIMIT } from '../../src/api/server.ts';
+import { BODY_LIMIT } from '../../src/api/request-limits.ts';
 import { ERRORS } from '../../src/errors/catalogue.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
 import { assertError } from '../helpers/streams.ts';

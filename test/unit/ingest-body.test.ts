@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TributaryError } from '../../src/errors/tributary-error.ts';
-import { type ParsedRows, parseIngestBody, splitJsonValues } from '../../src/stream/ingest-body.ts';
+import {
+  type ParsedRows,
+  parseIngestBody,
+  parseNumber,
+  splitJsonValues,
+} from '../../src/stream/ingest-body.ts';
 
 const b = (s: string) => Buffer.from(s);
 
@@ -70,6 +75,19 @@ test('compact: integers beyond 2^53 are kept exactly by the lossless parse', () 
   assert.equal(p.lossless().lossless, undefined);
 });
 
+test('lossless parse: integers in exponent or fraction form past 2^53 become their exact digits', () => {
+  const p = parseIngestBody(
+    b('{"columns":["a","b","c","d","e"],"data":[[1e19, 1.18e21, -1E+20, 1.5, 1e400]]}'),
+    'compact',
+  );
+  assert.deepEqual(compact(p.lossless?.() as ParsedRows).rows, [
+    ['10000000000000000000', '1180000000000000000000', '-100000000000000000000', 1.5, Infinity],
+  ]);
+  assert.equal(parseNumber('100000000000000000000.000'), '100000000000000000000');
+  assert.equal(parseNumber('9007199254740993'), '9007199254740993');
+  assert.equal(parseNumber('12'), 12);
+});
+
 test('streaming: NDJSON, concatenated objects, commas and whitespace between them', () => {
   for (const text of [
     '{"a":1}\n{"a":2}\n',
@@ -95,6 +113,17 @@ test('streaming: a bad row is named', () => {
   malformed(() => parseIngestBody(b('{"a":1}\n[1,2]\n'), 'streaming'), /row 2 is not a JSON object/);
   malformed(() => parseIngestBody(b('{"a":1}\n42'), 'streaming'), /row 2 is not a JSON object/);
   malformed(() => parseIngestBody(b('{"a":1}{"a"'), 'streaming'), /row 2/);
+});
+
+test('splitJsonValues always moves on: whitespace JSON does not know, and binary bodies', () => {
+  // \v, \f and U+00A0 are whitespace to a regular expression but not to JSON: once, these stalled
+  // the split forever (a gzip body sent without Content-Encoding answered 500 after 30 s).
+  assert.deepEqual(splitJsonValues('\u000b{"a":1}\f\u00a0'), ['\u000b', '{"a":1}', '\f\u00a0']);
+  const binary = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x0b, 0x0c, 0xa0, 0x7b, 0x00]);
+  assert.throws(
+    () => parseIngestBody(binary, 'streaming'),
+    (e: unknown) => e instanceof TributaryError && e.status === 400,
+  );
 });
 
 test('splitJsonValues splits top-level values and respects strings and escapes', () => {

@@ -21,9 +21,9 @@ function refuses(type: string, values: unknown[]): void {
   for (const v of values) assert.ok(!run(type, v).ok, `${type} should refuse ${JSON.stringify(v)}`);
 }
 
-test('integers: numbers and digit strings within range; booleans as the engine reads them', () => {
-  accepts('Int8', [0, -128, 127, '12', '-5', true]);
-  refuses('Int8', [128, -129, 1.5, 'abc', ' 12', '1.0', null, [], {}]);
+test('integers: numbers and digit strings within range; no booleans', () => {
+  accepts('Int8', [0, -128, 127, '12', '-5']);
+  refuses('Int8', [128, -129, 1.5, 'abc', ' 12', '1.0', null, [], {}, true, false, Infinity]);
   accepts('UInt8', [0, 255, '255']);
   refuses('UInt8', [-1, 256, '-1']);
   accepts('Int64', [Number.MAX_SAFE_INTEGER, '9223372036854775807', '-9223372036854775808']);
@@ -41,9 +41,26 @@ test('a 64-bit integer that lost precision in JSON.parse asks for a lossless par
   assert.ok(run('Int32', 2 ** 60).ok === false);
 });
 
-test('floats: numbers, numeric strings, inf and nan spellings', () => {
-  accepts('Float64', [1, -1.5, 1e300, '1.5', '-2e-3', 'inf', '-inf', '+inf', 'nan', 'NaN', 'Infinity', true]);
-  refuses('Float32', ['abc', '1.2.3', null, [], {}]);
+test('integers clearly past a 64-bit or wider range are refused without a second parse', () => {
+  for (const v of [1e19, 1.18e21, -1e19, 2 ** 64, Infinity, -Infinity]) {
+    const e = compileValueCheck('Int64')(v, { add() {} });
+    assert.match(e ?? '', /out of range for int64/, String(v));
+  }
+  assert.match(compileValueCheck('UInt64')(1.18e21, { add() {} }) ?? '', /out of range for uint64/);
+  assert.match(compileValueCheck('UInt64')(-1e19, { add() {} }) ?? '', /out of range for uint64/);
+  // Inside a wider type's range, the exact digits decide (LossyNumber asks for them).
+  assert.throws(() => compileValueCheck('Int128')(1e19, { add() {} }), LossyNumber);
+  assert.throws(() => compileValueCheck('UInt64')(1e19, { add() {} }), LossyNumber);
+  accepts('Int128', ['10000000000000000000', '-1180000000000000000000']);
+  refuses('Int64', ['10000000000000000000', '1e19']);
+});
+
+test('floats: numbers, numeric strings, inf and nan spellings; no booleans, no overflowing literals', () => {
+  accepts('Float64', [1, -1.5, 1e300, '1.5', '-2e-3', 'inf', '-inf', '+inf', 'nan', 'NaN', 'Infinity']);
+  refuses('Float64', [true, false, Infinity, -Infinity, '1e400', {}, []]);
+  accepts('Float32', [3.4e38, -3.4e38, 1e19, '1e38', 'inf']);
+  refuses('Float32', ['abc', '1.2.3', null, [], {}, true, 1e39, -1e39, '1e39', Infinity]);
+  assert.match(compileValueCheck('Float32')(1e39, { add() {} }) ?? '', /1e\+39 is out of range for float32/);
 });
 
 test('decimals: digits before the point are bounded by precision - scale', () => {
@@ -56,7 +73,9 @@ test('decimals: digits before the point are bounded by precision - scale', () =>
 test('bool, strings, fixed strings, uuid, ip addresses, enums', () => {
   accepts('Bool', [true, false, 0, 1]);
   refuses('Bool', ['true', 2, 'yes', null]);
-  accepts('String', ['x', 1, true, { a: 1 }, [1, 2]]);
+  accepts('String', ['x', 1, true, Number.MAX_VALUE]);
+  refuses('String', [{ a: 1 }, [1, 2], {}, []]);
+  assert.match(compileValueCheck('String')({ a: 1 }, { add() {} }) ?? '', /expected a string, got an object/);
   accepts('FixedString(3)', ['abc', 'é', 12]);
   refuses('FixedString(3)', ['abcd', 'éé', {}]);
   accepts('UUID', ['123e4567-e89b-12d3-a456-426614174000', '123E4567E89B12D3A456426614174000']);
@@ -83,8 +102,14 @@ test('dates and date-times: ISO forms checked here, other spellings left to the 
   refuses('DateTime', [1.5, -1, true, null, {}]);
   assert.deepEqual(run('DateTime', 'Jan 2 2024').doubts, [['datetime', 'Jan 2 2024']]);
   assert.deepEqual(run('DateTime', '2024-13-01 00:00:00').doubts, [['datetime', '2024-13-01 00:00:00']]);
-  accepts('Date', ['2024-01-02', 19000, '19000']);
-  refuses('Date', ['2024-01-02 10:00:00', '2024-13-01', 1.5]);
+  accepts('Date', ['2024-01-02', 19000, '19000', 65535]);
+  refuses('Date', ['2024-01-02 10:00:00', '2024-13-01', 1.5, 65536, 1e19, '99999999999999999999']);
+  accepts('Date32', [120529]);
+  refuses('Date32', [120530]);
+  accepts('DateTime', [4294967295]);
+  refuses('DateTime', [4294967296, 1e19]);
+  accepts('DateTime64(9)', [1.7e18]);
+  refuses('DateTime64(9)', [2 ** 63, 1e19, 1.18e21, '12345678901234567890']);
   assert.deepEqual(run('Date32', '2024/01/02').doubts, [['date', '2024/01/02']]);
 });
 

@@ -2,6 +2,8 @@ import { quoteString } from '../../engine/settings-clause.ts';
 import { err } from '../../errors/tributary-error.ts';
 import type { ColumnSpec, ExprInput, IndexSpec, StreamSpec } from '../../stream/define-stream.ts';
 import { isPlainIdentifier } from '../../stream/sql-text.ts';
+import type { SqlExpr } from '../../stream/stream-definition.ts';
+import { checkFieldArguments, fieldExpr } from './field-expr.ts';
 
 /** The StreamDef body of POST /v1beta2/streams (openapi-v1beta2-with-create.json). */
 export interface StreamDefBody {
@@ -96,15 +98,33 @@ function eventTime(column: string | undefined, timezone: string | undefined): Ex
   if (column === undefined || column.trim() === '') return undefined;
   const c = column.trim();
   const ref = /^[A-Za-z_][A-Za-z0-9_]*$|^`/.test(c) ? c : quoted(c);
-  if (!timezone || timezone.trim() === '') return ref;
+  const inner = fieldExpr('event_time_column', ref);
+  if (!timezone || timezone.trim() === '') return inner;
   const tz = quoteString(timezone.trim());
-  return { proton: `to_datetime64(${ref}, 3, ${tz})`, engine: `toDateTime64(${ref}, 3, ${tz})` };
+  return {
+    proton: `to_datetime64(${inner.proton}, 3, ${tz})`,
+    engine: `toDateTime64(${inner.engine}, 3, ${tz})`,
+  };
 }
 
-function skippingIndex(column: string, text: string | undefined): IndexSpec | undefined {
+/** A SQL fragment of the body, translated (FIELD_SYNTAX_ERROR naming `field`); undefined when blank. */
+function optionalExpr(field: string, text: string | undefined): SqlExpr | undefined {
+  return text === undefined || text.trim() === '' ? undefined : fieldExpr(field, text);
+}
+
+/** A codec as given (`ZSTD(1)` or `CODEC(ZSTD(1))`), checked to read as a codec list. */
+function checkedCodec(field: string, codec: string | undefined): string | undefined {
+  if (!codec || codec.trim() === '') return undefined;
+  const m = /^codec\s*\(([\s\S]*)\)$/i.exec(codec.trim());
+  checkFieldArguments(field, m ? (m[1] ?? '') : codec);
+  return codec;
+}
+
+function skippingIndex(column: string, text: string | undefined, field: string): IndexSpec | undefined {
   if (text === undefined || text.trim() === '') return undefined;
   const m = /^([\s\S]*?)(?:\s+GRANULARITY\s+(\d+))?\s*$/i.exec(text.trim());
   const type = (m?.[1] ?? text).replace(/^TYPE\s+/i, '').trim();
+  checkFieldArguments(field, type);
   const ref = quoted(column);
   return {
     name: `${column}_index`,
@@ -131,20 +151,27 @@ export function streamSpecOf(body: StreamDefBody, db: string): StreamSpec {
       detail: 'secondary_indexes exist only for mutable streams, which are not supported',
     });
   }
-  const columns: ColumnSpec[] = (body.columns ?? []).map((c) => ({
-    name: c.name,
-    type: c.type,
-    ...(c.default !== undefined && c.default !== '' ? { default: c.default } : {}),
-    ...(c.codec ? { codec: c.codec } : {}),
-    ...(c.comment ? { comment: c.comment } : {}),
-    ...(c.ttl_expression ? { ttl: c.ttl_expression } : {}),
-  }));
+  const columns: ColumnSpec[] = (body.columns ?? []).map((c, i) => {
+    const dflt = optionalExpr(`columns[${i}].default`, c.default);
+    const codec = checkedCodec(`columns[${i}].codec`, c.codec);
+    const ttl = optionalExpr(`columns[${i}].ttl_expression`, c.ttl_expression);
+    return {
+      name: c.name,
+      type: c.type,
+      ...(dflt ? { default: dflt } : {}),
+      ...(codec ? { codec } : {}),
+      ...(c.comment ? { comment: c.comment } : {}),
+      ...(ttl ? { ttl } : {}),
+    };
+  });
   const indexes = (body.columns ?? [])
-    .map((c) => skippingIndex(c.name, c.skipping_index_expression))
+    .map((c, i) =>
+      skippingIndex(c.name, c.skipping_index_expression, `columns[${i}].skipping_index_expression`),
+    )
     .filter((x): x is IndexSpec => x !== undefined);
-  const orderBy = body.order_by_expression?.trim()
-    ? body.order_by_expression
-    : bucket(ORDER_GRANULARITY, 'order_by_granularity', body.order_by_granularity);
+  const orderBy =
+    optionalExpr('order_by_expression', body.order_by_expression) ??
+    bucket(ORDER_GRANULARITY, 'order_by_granularity', body.order_by_granularity);
   const partitionBy = bucket(
     PARTITION_GRANULARITY,
     'partition_by_granularity',
@@ -158,16 +185,18 @@ export function streamSpecOf(body: StreamDefBody, db: string): StreamSpec {
     });
   }
   const eventTimeColumn = eventTime(body.event_time_column, body.event_time_timezone);
+  const primaryKey = optionalExpr('primary_key', body.primary_key);
+  const ttl = optionalExpr('ttl_expression', body.ttl_expression);
   return {
     db,
     name: body.name,
     columns,
     ...(indexes.length > 0 ? { indexes } : {}),
     ...(body.mode ? { mode: body.mode } : {}),
-    ...(body.primary_key?.trim() ? { primaryKey: body.primary_key } : {}),
+    ...(primaryKey ? { primaryKey } : {}),
     ...(orderBy ? { orderBy } : {}),
     ...(partitionBy ? { partitionBy } : {}),
-    ...(body.ttl_expression?.trim() ? { ttl: body.ttl_expression } : {}),
+    ...(ttl ? { ttl } : {}),
     ...(eventTimeColumn ? { eventTimeColumn } : {}),
     ...(body.logstore_retention_bytes !== undefined
       ? { logstoreRetentionBytes: body.logstore_retention_bytes }

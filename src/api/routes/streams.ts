@@ -8,13 +8,16 @@ import type { StreamDefinition } from '../../stream/stream-definition.ts';
 import type { StreamSizes } from '../../stream/stream-stats.ts';
 import { ADMIN, READ } from '../access.ts';
 import { actorOfRequest } from '../auth.ts';
+import { DECODED_BODY_LIMIT } from '../request-limits.ts';
 import type { Services } from '../services.ts';
+import { fieldExpr } from './field-expr.ts';
 import { type StreamDefBody, streamSpecOf } from './stream-def.ts';
 
-/** Largest decompressed ingest body (the server's body limit, BODY_LIMIT in server.ts). */
-const MAX_DECODED_BYTES = 256 * 1024 * 1024;
 const gunzipAsync = promisify(gunzip);
 const inflateAsync = promisify(inflate);
+
+/** Response header of ingest: how many rows the request wrote. */
+export const ROWS_WRITTEN_HEADER = 'x-tributary-rows-written';
 
 const STREAM_NAME = { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_]{0,63}$' } as const;
 const DB = { type: 'string', minLength: 1 } as const;
@@ -96,22 +99,27 @@ const ingest = {
   querystring: { type: 'object', properties: { db: DB, format: { type: 'string' } } },
 } as const;
 
-/** The request body as bytes, gunzipped/inflated when its Content-Encoding says so. */
+/**
+ * The request body as bytes, gunzipped/inflated when its Content-Encoding says so. Decompression
+ * stops at DECODED_BODY_LIMIT (a gzip bomb answers 413, not an out-of-memory).
+ */
 async function decodeBody(raw: unknown, encoding: string | undefined): Promise<Buffer> {
   const body = Buffer.isBuffer(raw) ? raw : Buffer.alloc(0);
   const enc = encoding?.trim().toLowerCase();
   if (!enc || enc === 'identity') return body;
+  const gzip = enc === 'gzip' || enc === 'x-gzip';
+  if (!gzip && enc !== 'deflate')
+    throw err('UNSUPPORTED_MEDIA_TYPE', { type: `Content-Encoding ${encoding}` });
   try {
-    // Decompressed bodies are held to the same limit as plain ones.
-    if (enc === 'gzip' || enc === 'x-gzip')
-      return await gunzipAsync(body, { maxOutputLength: MAX_DECODED_BYTES });
-    if (enc === 'deflate') return await inflateAsync(body, { maxOutputLength: MAX_DECODED_BYTES });
+    const options = { maxOutputLength: DECODED_BODY_LIMIT };
+    return gzip ? await gunzipAsync(body, options) : await inflateAsync(body, options);
   } catch (e) {
+    if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
+      throw err('DECODED_BODY_TOO_LARGE', { encoding: enc, limit: DECODED_BODY_LIMIT });
     throw err('INGEST_MALFORMED', {
       detail: `the body is not valid ${enc} (${e instanceof Error ? e.message : String(e)})`,
     });
   }
-  throw err('UNSUPPORTED_MEDIA_TYPE', { type: `Content-Encoding ${encoding}` });
 }
 
 /** The Stream resource of the contract, from a catalog record (sizes with `expand`). */
@@ -197,7 +205,10 @@ export function streamRoutes(app: FastifyInstance, s: Services): void {
       {
         ...(body.description !== undefined ? { description: body.description } : {}),
         ...(body.ttl_expression !== undefined
-          ? { ttl: body.ttl_expression.trim() === '' ? null : body.ttl_expression }
+          ? {
+              ttl:
+                body.ttl_expression.trim() === '' ? null : fieldExpr('ttl_expression', body.ttl_expression),
+            }
           : {}),
         ...(body.logstore_retention_bytes !== undefined
           ? { logstoreRetentionBytes: body.logstore_retention_bytes }
@@ -254,7 +265,7 @@ export function streamRoutes(app: FastifyInstance, s: Services): void {
       if (Array.isArray(id))
         throw err('INVALID_FIELD', { field: 'x-timeplus-idempotent-id', detail: 'must be given once' });
       const body = await decodeBody(request.body, request.headers['content-encoding']);
-      await s.streams.ingestBody(
+      const result = await s.streams.ingestBody(
         q.db ?? 'default',
         name,
         body,
@@ -262,7 +273,12 @@ export function streamRoutes(app: FastifyInstance, s: Services): void {
         charset,
         id ? { idempotencyId: id } : {},
       );
-      return reply.status(200).send();
+      // The contract's answer is 200 with an empty body; the header says what this request wrote
+      // (0 for an empty body, or a retry of an idempotency id already committed).
+      return reply
+        .status(200)
+        .header(ROWS_WRITTEN_HEADER, result.duplicate ? 0 : result.count)
+        .send();
     });
   });
 }
