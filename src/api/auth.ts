@@ -69,23 +69,36 @@ export function installAuth(
   collectRouteAccess(app);
   app.decorateRequest('user', undefined as unknown as User);
 
-  const checkPassword = async (value: string, address: string, reply: FastifyReply) => {
+  const checkPassword = async (value: string, address: string): Promise<User | undefined> => {
     const basic = parseBasic(value);
     if (!basic) return undefined;
     const attempt = throttle.admit(clientAddressKey(address), basic.username);
     if ('retryAfterSeconds' in attempt) {
-      throw withRetryAfter(reply, err('TOO_MANY_AUTH_FAILURES', { retry_after: attempt.retryAfterSeconds }));
+      throw err('TOO_MANY_AUTH_FAILURES', { retry_after: attempt.retryAfterSeconds });
     }
     let user: User | undefined;
     try {
       user = await users.authenticate(basic.username, basic.password);
     } catch (e) {
       attempt.abandoned();
-      throw withRetryAfter(reply, e);
+      throw e;
     }
     if (user) attempt.succeeded();
     else attempt.failed();
     return user;
+  };
+
+  // Concurrent requests with the same credentials share one check: a client that sends a burst
+  // right after the cache was cleared (any user change clears it) costs one scrypt, and its
+  // in-flight checks do not count as several pending failures against its own username.
+  const inFlight = new Map<string, Promise<User | undefined>>();
+  const sharedCheck = (cacheKey: string, value: string, address: string): Promise<User | undefined> => {
+    let pending = inFlight.get(cacheKey);
+    if (!pending) {
+      pending = checkPassword(value, address).finally(() => inFlight.delete(cacheKey));
+      inFlight.set(cacheKey, pending);
+    }
+    return pending;
   };
 
   app.addHook('onRequest', async (request, reply) => {
@@ -101,10 +114,14 @@ export function installAuth(
     if (cached) user = users.get(cached);
     if (!user) {
       // API keys are long random strings checked with a fast hash: no limit needed.
-      user =
-        creds.kind === 'basic'
-          ? await checkPassword(creds.value, request.ip, reply)
-          : users.authenticateApiKey(creds.value);
+      try {
+        user =
+          creds.kind === 'basic'
+            ? await sharedCheck(cacheKey, creds.value, request.ip)
+            : users.authenticateApiKey(creds.value);
+      } catch (e) {
+        throw withRetryAfter(reply, e);
+      }
       if (!user) throw err('AUTH_FAILED');
       cache.set(cacheKey, user.username);
     }

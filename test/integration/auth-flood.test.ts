@@ -51,7 +51,8 @@ test('300 concurrent wrong passwords: 401 or 429, bounded checks, ingest and /in
   let clock = 0;
   const attack = Array.from({ length: 300 }, async (_, i) => {
     const user = VICTIMS[i % VICTIMS.length] as string;
-    const r = await fetch(`${base}/v1beta2/streams`, { headers: basic(user, 'wrong-password') });
+    // Each guess a different password, as a guessing attack sends (the same credentials share one check).
+    const r = await fetch(`${base}/v1beta2/streams`, { headers: basic(user, `wrong-password-${i}`) });
     await r.arrayBuffer();
     answered++;
     lastAttackAt = ++clock;
@@ -115,7 +116,9 @@ test('one username under attack is throttled; another user from the same address
       remoteAddress: address,
       headers: basic(user, password),
     });
-  const attempts = await Promise.all(Array.from({ length: 50 }, () => call('target', 'wrong-password')));
+  const attempts = await Promise.all(
+    Array.from({ length: 50 }, (_, i) => call('target', `wrong-password-${i}`)),
+  );
   const counts = { 401: 0, 429: 0 };
   for (const r of attempts) counts[r.statusCode as 401 | 429]++;
   assert.deepEqual(counts, { 401: USER_LIMITS.freeFailures, 429: 50 - USER_LIMITS.freeFailures });
@@ -143,5 +146,28 @@ test('an unknown username costs a password check too (its answer time does not t
   const before = passwordPool.stats().computed;
   const r = await call('nobody_else');
   assert.equal(r.statusCode, 401);
+  assert.equal(passwordPool.stats().computed - before, 1);
+});
+
+test('a burst of requests with right credentials after the cache is cleared: one check, none throttled', async () => {
+  // Any user change clears the credential cache.
+  const changed = await h.call('POST', '/v1beta2/users', {
+    body: { username: 'burst_trigger', password: 'burst-trigger-password', role: 'read_only' },
+  });
+  assert.equal(changed.statusCode, 201);
+  const before = passwordPool.stats().computed;
+  const burst = await Promise.all(
+    Array.from({ length: USER_LIMITS.freeFailures * 4 }, async () => {
+      const r = await fetch(`${base}/v1beta2/streams/flood_s`, {
+        headers: basic('bystander', 'bystander-password'),
+      });
+      await r.arrayBuffer();
+      return r.status;
+    }),
+  );
+  assert.deepEqual(
+    burst.filter((s) => s !== 200),
+    [],
+  );
   assert.equal(passwordPool.stats().computed - before, 1);
 });
