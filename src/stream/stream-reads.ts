@@ -28,7 +28,15 @@ export function historicalSource(def: StreamDefinition): string {
   return latestPerKeySource(def);
 }
 
-function latestPerKeySource(def: StreamDefinition): string {
+/**
+ * The latest row per primary key among the rows with `_tp_sn <= maxSn` (an SQL expression, e.g. a
+ * streaming step's placeholder): a kv stream as it was at that point of its history.
+ */
+export function latestRowsUpTo(def: StreamDefinition, maxSn: string): string {
+  return latestPerKeySource(def, `${quoteIdent(TP_SN)} <= ${maxSn}`);
+}
+
+function latestPerKeySource(def: StreamDefinition, where?: string): string {
   const keys = def.keyColumns;
   const keySet = new Set(keys.map((k) => k.trim()));
   // Carry every non-key column (ALIAS columns and _tp_sn too) through argMax in one tuple.
@@ -45,7 +53,7 @@ function latestPerKeySource(def: StreamDefinition): string {
     ...keys.map((k, i) => `${k} AS ${keyAlias(def, k, i)}`),
     ...carried.map((c, i) => `tupleElement(__tp_latest, ${i + 1}) AS ${quoteIdent(c)}`),
   ];
-  const inner = `SELECT ${keys.join(', ')}, argMax(${tuple}, ${order}) AS __tp_latest FROM ${frontTable(def)} GROUP BY ${keys.join(', ')}`;
+  const inner = `SELECT ${keys.join(', ')}, argMax(${tuple}, ${order}) AS __tp_latest FROM ${frontTable(def)}${where ? ` WHERE ${where}` : ''} GROUP BY ${keys.join(', ')}`;
   let sql = `SELECT ${outer.join(', ')} FROM (${inner})`;
   if (def.mode === 'changelog_kv') {
     const delta = carried.indexOf(TP_DELTA) + 1;

@@ -7,6 +7,7 @@ import type { QueryAnalysis, ResultColumn } from '../queries/query-types.ts';
 import type { ExecutionProgress, PipelineStep, ResultSink } from '../queries/result-sink.ts';
 import { rowsFromLines, wideIntegerColumns } from '../queries/row-codec.ts';
 import { DerivedRanges } from './derived-ranges.ts';
+import { type StepInputs, type StepPart, stepInputs, unionOf } from './join-inputs.ts';
 import { carryLiteral, carryMarker, keyedCarryLiteral } from './lag-rewrite.ts';
 import { SESSION_ROWS, sessionRowsSql } from './session-planner.ts';
 import { type Session, type SessionRow, SessionTracker } from './session-tracker.ts';
@@ -56,6 +57,8 @@ export class StreamingExecution implements RowsPlan {
 
   /** The engine, each statement holding the flush locks of the streams this query reads. */
   private readonly engine: Engine;
+  /** What each step reads: the sources' new ranges, or a join's parts. */
+  private readonly inputs: StepInputs;
 
   constructor(
     private readonly rawEngine: Engine,
@@ -69,6 +72,7 @@ export class StreamingExecution implements RowsPlan {
       (k) => !DerivedRanges.isDerivedKey(k),
     );
     this.engine = keys.length > 0 ? guardedEngine(rawEngine, (work) => ranges.read(keys, work)) : rawEngine;
+    this.inputs = stepInputs(program.join, program.startAfter, this.engine);
     this.header = program.header;
     this.wide = wideIntegerColumns(program.header);
     const w = program.aggregation?.window;
@@ -258,14 +262,25 @@ export class StreamingExecution implements RowsPlan {
     this.progressStats.scannedRows += rows;
     const p = this.program;
     await this.admitDedupKeys(values);
+    const parts = await this.inputs.parts(values);
     if (p.tail) {
       const carries = p.lags ? this.carryValues(p.lags.depths) : {};
-      const sql = p.tail.fill({ ...values, ...carries, [P.emitVersion]: this.emitVersion });
-      const text = await this.timed('Tail', () => this.engine.query(sql, { settings: { max_threads: 1 } }));
-      await this.output(rowsFromLines(text, this.wide), sink, p.changelog ? 'tail' : undefined);
+      const sql = unionOf(
+        parts.map((part) =>
+          (part.inner && p.innerTail ? p.innerTail : p.tail!).fill({
+            ...part.values,
+            ...carries,
+            [P.emitVersion]: this.emitVersion,
+          }),
+        ),
+      );
+      if (sql !== undefined) {
+        const text = await this.timed('Tail', () => this.engine.query(sql, { settings: { max_threads: 1 } }));
+        await this.output(rowsFromLines(text, this.wide), sink, p.changelog ? 'tail' : undefined);
+      }
       if (p.lags) await this.carryForward(p.lags.carry.fill(values), p.lags.depths.length);
     } else if (state && p.aggregation) {
-      await this.fold(values, state, sink, backfill);
+      await this.fold(values, parts, state, sink, backfill);
     } else if (p.session && this.sessions) {
       await this.sessionStep(values, sink);
     }
@@ -409,8 +424,18 @@ export class StreamingExecution implements RowsPlan {
     await this.output(out, sink, undefined);
   }
 
-  private async fold(values: Record<string, number>, state: StateTable, sink: ResultSink, backfill: boolean) {
+  private async fold(
+    values: Record<string, number>,
+    parts: readonly StepPart[],
+    state: StateTable,
+    sink: ResultSink,
+    backfill: boolean,
+  ) {
     const agg = this.program.aggregation!;
+    // A join step with nothing to fold (e.g. only versioned_kv updates) changes no group.
+    if (parts.length === 0) return;
+    const foldSql = (fills: Record<string, string | number>) =>
+      unionOf(parts.map((part) => agg.fold.fill({ ...part.values, ...fills }))) as string;
     const policy = this.program.policy;
     const batch = ++this.batch;
     let advanced = false;
@@ -420,7 +445,7 @@ export class StreamingExecution implements RowsPlan {
       // during a backfill the watermark is muted (Proton's processWithMutedWatermark). The same
       // engine call folds the batch and reads its largest event time per substream.
       const wm = backfill ? `toInt64(${-(2n ** 63n) + 1n})` : this.watermark.lookupSql(window.sourceKeySql);
-      const fold = agg.fold.fill({ ...values, [P.watermark]: wm, [P.batch]: batch });
+      const fold = foldSql({ [P.watermark]: wm, [P.batch]: batch });
       const maxText = await this.timed('Aggregate', () => state.append(fold, window.maxTime.fill(values)));
       const maxima = new Map<string, bigint>();
       for (const line of maxText.split('\n')) {
@@ -432,9 +457,7 @@ export class StreamingExecution implements RowsPlan {
       const maxNs = this.watermark.maxEventTime();
       if (maxNs !== undefined) this.progressStats.lastEventTime = millisFromNanos(maxNs);
     } else {
-      await this.timed('Aggregate', () =>
-        state.append(agg.fold.fill({ ...values, [P.watermark]: 0, [P.batch]: batch })),
-      );
+      await this.timed('Aggregate', () => state.append(foldSql({ [P.watermark]: 0, [P.batch]: batch })));
     }
     if (state.appendsSinceCompact >= COMPACT_EVERY)
       await this.timed('Compact', () => state.compact(agg.compact));

@@ -18,11 +18,13 @@ import type { TableResolver } from '../sql/translator/resolver.ts';
 import { translateExpression, translateQuery } from '../sql/translator/translate.ts';
 import { splitWindowArgs } from '../sql/translator/window-sources.ts';
 import { toClickHouseType, toProtonType } from '../sql/types/proton-types.ts';
-import { rangeSource } from '../stream/stream-reads.ts';
+import { latestRowsUpTo, rangeSource } from '../stream/stream-reads.ts';
 import { STATE_TABLE, splitAggregation } from './aggregate-split.ts';
 import { DedupStates } from './dedup-state.ts';
 import { applyEmitLast } from './emit-last.ts';
 import { type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
+import { planJoins } from './join-planner.ts';
+import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT } from './join-program.ts';
 import { carryLiteral, carryMarker, rewriteLags } from './lag-rewrite.ts';
 import { planSession, SESSION_ROWS, SESSION_VERSION, sessionRowsSql } from './session-planner.ts';
 import { P, SqlTemplate } from './sql-template.ts';
@@ -130,13 +132,16 @@ async function describe(engine: Engine, sql: string): Promise<ResultColumn[]> {
     });
 }
 
-const EMPTY_RANGES = (sources: readonly BoundSource[]) =>
-  Object.fromEntries(
+const EMPTY_RANGES = (sources: readonly BoundSource[]) => ({
+  ...Object.fromEntries(
     sources.flatMap((s) => [
       [P.lo(s.index), 0],
       [P.hi(s.index), 0],
     ]),
-  );
+  ),
+  [JOIN_MIN_LEFT]: 0,
+  [JOIN_MIN_RIGHT]: 0,
+});
 
 /**
  * Plan a streaming query: bind its streams to range reads, classify it (tail, global or window
@@ -208,8 +213,12 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
   // Tail rows leave in ingest order: the range read is ordered by `_tp_sn` and tail steps run
   // single-threaded, so filters and projections keep that order.
   const ordered = !aggregating;
+  // Sources a join reads as their latest row per key (versioned_kv right sides), set below.
+  let latestSources: ReadonlySet<number> = new Set();
   const rangeSql = (s: BoundSource) =>
-    `(SELECT *, _tp_sn FROM ${s.kind === 'stream' ? rangeSource(s.definition) : s.table} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}${ordered ? ' ORDER BY _tp_sn' : ''})`;
+    s.kind === 'stream' && latestSources.has(s.index)
+      ? latestRowsUpTo(s.definition, P.hi(s.index))
+      : `(SELECT *, _tp_sn FROM ${s.kind === 'stream' ? rangeSource(s.definition) : s.table} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}${ordered ? ' ORDER BY _tp_sn' : ''})`;
   const resolver: TableResolver = binder.resolver(rangeSql);
   // dedup() over a range read keeps its keys across steps (dedup-state.ts).
   const dedups = new DedupStates();
@@ -217,8 +226,21 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
   const translate = (q: SelectQuery, r: TableResolver = resolver) =>
     translateQuery(q, { resolver: r, streamingFunction, streamingDedup });
 
+  // Joins of streams: refuse what cannot be answered right; plan how each step reads its sides.
+  const joins = await planJoins(
+    select,
+    sources,
+    { engine: ctx.engine, resolver, translate: (q) => translate(q) },
+    !aggregating ? 'tail' : wf?.name.toLowerCase() === 'session' ? 'session' : wf ? 'window' : 'aggregation',
+  );
+  select = joins.select;
+  latestSources = joins.latestSources;
+  const join = joins.program;
+
   if (shape === 'tail') {
     const lags = rewriteLags(select);
+    if (lags && join)
+      throw err('NOT_IMPLEMENTED', { detail: 'lag() over a join of streams is not supported yet' });
     const tail = new SqlTemplate(translate(lags?.select ?? select));
     const noCarry = Object.fromEntries(
       (lags?.values ?? []).map((v, i) => [carryMarker(i), carryLiteral([], v.depth)]),
@@ -240,6 +262,8 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
       policy,
       header,
       tail,
+      ...(joins.innerSelect ? { innerTail: new SqlTemplate(translate(joins.innerSelect)) } : {}),
+      ...(join ? { join } : {}),
       children,
       dedups: dedups.programs,
       ...(lags
@@ -256,7 +280,7 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
     };
   }
 
-  if (sources.length > 1)
+  if (sources.length > 1 && !join)
     throw err('NOT_IMPLEMENTED', { detail: 'aggregations over more than one stream are not supported yet' });
   if (wf && wf.name.toLowerCase() === 'session') {
     // emit_version() counts emits per substream: each session row carries its substream's version.
@@ -465,6 +489,7 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
     policy,
     header,
     aggregation,
+    ...(join ? { join } : {}),
     children,
     dedups: dedups.programs,
     ...(limit !== undefined ? { limit } : {}),

@@ -2,6 +2,7 @@ import type { ResultColumn } from '../queries/query-types.ts';
 import type { AggregateSplit } from './aggregate-split.ts';
 import type { DedupProgram } from './dedup-state.ts';
 import type { EmitPolicy } from './emit-policy.ts';
+import type { JoinProgram } from './join-program.ts';
 import type { SessionProgram } from './session-planner.ts';
 import type { SqlTemplate } from './sql-template.ts';
 import type { BoundSource, DerivedSource } from './stream-bindings.ts';
@@ -23,6 +24,10 @@ export interface StreamingProgram {
   readonly header: ResultColumn[];
   /** Tail: the SQL reading a range and producing result rows. */
   readonly tail?: SqlTemplate;
+  /** LEFT JOIN of two streams: the tail joined INNER, for the parts right rows trigger. */
+  readonly innerTail?: SqlTemplate;
+  /** Joins of streams: how each step fills its SQL per part (join-inputs.ts). */
+  readonly join?: JoinProgram;
   /** Tail with lag()/lags(): reads each lagged expression's last values of a range, newest first. */
   readonly lags?: {
     readonly carry: SqlTemplate;

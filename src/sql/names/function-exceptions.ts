@@ -33,6 +33,9 @@ export const PROTON_RENAMES: Readonly<Record<string, string>> = {
   to_base64: 'base64Encode',
   from_base64: 'base64Decode',
   filesystem_unreserved: 'filesystemUnreserved',
+  // date_add(t, 1s) / date_sub(t, 1s): parser-level aliases of the engine, absent from its function list
+  date_add: 'date_add',
+  date_sub: 'date_sub',
   // Proton conversion helpers (functions_for_type): integer and floating point of any input
   to_int: 'toInt64',
   to_float: 'toFloat64',
