@@ -5,8 +5,8 @@ import { call, ident, num } from '../sql/ast/build.ts';
 import type { Expr } from '../sql/ast/expression.ts';
 import type { FromItem, JoinExpr, Query, SelectQuery } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
-import { type AnyNode, walk } from '../sql/ast/walk.ts';
-import type { TableResolver } from '../sql/translator/resolver.ts';
+import { type AnyNode, replace, walk } from '../sql/ast/walk.ts';
+import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT, type JoinProgram } from './join-program.ts';
 import { extractRange, type JoinSide, type RangeCondition } from './join-range.ts';
 import { SqlTemplate } from './sql-template.ts';
@@ -30,6 +30,21 @@ export interface JoinPlan {
   readonly latestSources: ReadonlySet<number>;
   /** How to fill the step's SQL per part; undefined when the query reads one stream. */
   readonly program?: JoinProgram;
+  /** `table(s)` joined with a stream: read once into an engine table when the query starts. */
+  readonly snapshots: readonly Snapshot[];
+}
+
+/**
+ * The right side of a stream JOIN table(s), as the query started (Proton builds the hash table of
+ * a bounded right side once; a changing right side is what versioned_kv enrichment is for).
+ */
+export interface Snapshot {
+  /** The name the query now reads it by (resolved to `resolved`). */
+  readonly name: string;
+  /** The engine table holding it, and the statement that fills it. */
+  readonly table: string;
+  readonly create: string;
+  readonly resolved: ResolvedTable;
 }
 
 const MARKER = /__trb_src_(\d+)/g;
@@ -100,9 +115,51 @@ function aliasOf(item: FromItem): string | undefined {
 export async function planJoins(
   select: SelectQuery,
   sources: readonly BoundSource[],
-  ctx: JoinPlanContext,
+  ctx: JoinPlanContext & { snapshotTable(): string },
   shape: 'tail' | 'aggregation' | 'window' | 'session',
 ): Promise<JoinPlan> {
+  const plan = await planStreamJoins(select, sources, ctx, shape);
+  const snapshots: Snapshot[] = [];
+  const ctes = ctesOf(plan.select);
+  const targets = new Set<unknown>();
+  for (const j of joinsIn(plan.select)) {
+    if (sourcesIn(j.left, ctes).size > 0 && sourcesIn(j.right, ctes).size === 0) targets.add(j.right);
+  }
+  const rewritten = replace(plan.select, (n) => {
+    if (!targets.has(n) || n.kind !== 'TableFunction') return undefined;
+    const f = n as unknown as FromItem & { kind: 'TableFunction' };
+    const arg = f.args[0];
+    if (
+      f.name.toLowerCase() !== 'table' ||
+      f.args.length !== 1 ||
+      arg?.kind !== 'Identifier' ||
+      arg.parts.length > 2
+    )
+      return undefined;
+    const [db, name] =
+      arg.parts.length === 2 ? [arg.parts[0], arg.parts[1] as string] : [undefined, arg.parts[0] as string];
+    if (db === undefined && ctes.has(name)) return undefined;
+    const r = ctx.resolver.resolve(db, name);
+    if (!r || (r.kind !== 'stream' && r.kind !== 'materialized_view')) return undefined;
+    const table = ctx.snapshotTable();
+    const ref = `__trb_snapshot_${snapshots.length}`;
+    snapshots.push({
+      name: ref,
+      table,
+      create: `CREATE TABLE ${table} ENGINE = Memory AS SELECT * FROM ${r.engineSql}`,
+      resolved: { ...r, kind: 'engine_table', engineSql: table },
+    });
+    return { kind: 'Table', name: ref, alias: f.alias ?? name, span: f.span } as unknown as AnyNode;
+  });
+  return { ...plan, select: rewritten, snapshots };
+}
+
+async function planStreamJoins(
+  select: SelectQuery,
+  sources: readonly BoundSource[],
+  ctx: JoinPlanContext,
+  shape: 'tail' | 'aggregation' | 'window' | 'session',
+): Promise<Omit<JoinPlan, 'snapshots'>> {
   const ctes = ctesOf(select);
   const joins = joinsIn(select);
   const streamJoins: JoinExpr[] = [];
@@ -282,7 +339,7 @@ async function planRangeJoin(
   ctes: ReadonlyMap<string, Query>,
   ctx: JoinPlanContext,
   leftJoin: boolean,
-): Promise<JoinPlan> {
+): Promise<Omit<JoinPlan, 'snapshots'>> {
   const leftAlias = aliasOf(j.left);
   const rightAlias = aliasOf(j.right);
   const leftSource = [...sourcesIn(j.left, ctes)][0] as number;

@@ -623,6 +623,9 @@ export class StreamingExecution implements RowsPlan {
 }
 
 async function dropQueryTables(engine: Engine, program: StreamingProgram): Promise<void> {
+  for (const t of program.snapshots ?? []) {
+    await engine.query(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
+  }
   for (const d of program.dedups ?? []) {
     await engine.query(`DROP TABLE IF EXISTS ${d.table}`).catch(() => undefined);
   }

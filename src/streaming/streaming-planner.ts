@@ -14,7 +14,7 @@ import { call, ident, num } from '../sql/ast/build.ts';
 import type { Expr, FunctionCall } from '../sql/ast/expression.ts';
 import type { FromItem, Query, SelectQuery, TableFunctionRef } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
-import type { TableResolver } from '../sql/translator/resolver.ts';
+import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
 import { translateExpression, translateQuery } from '../sql/translator/translate.ts';
 import { splitWindowArgs } from '../sql/translator/window-sources.ts';
 import { toClickHouseType, toProtonType } from '../sql/types/proton-types.ts';
@@ -148,6 +148,17 @@ const EMPTY_RANGES = (sources: readonly BoundSource[]) => ({
  * aggregation), resolve its emit policy and start positions, and prepare the SQL of its steps.
  */
 export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext): Promise<StreamingProgram> {
+  // Engine tables made while planning (join snapshots) are dropped if planning fails.
+  const created: string[] = [];
+  try {
+    return await plan(query, ctx, created);
+  } catch (e) {
+    for (const t of created) await ctx.engine.query(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
+    throw e;
+  }
+}
+
+async function plan(query: Query, ctx: StreamingPlanContext, created: string[]): Promise<StreamingProgram> {
   if (query.kind === 'Union')
     throw err('NOT_IMPLEMENTED', { detail: 'UNION of streaming queries is not supported yet' });
   const binder = new StreamBinder({
@@ -219,7 +230,13 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
     s.kind === 'stream' && latestSources.has(s.index)
       ? latestRowsUpTo(s.definition, P.hi(s.index))
       : `(SELECT *, _tp_sn FROM ${s.kind === 'stream' ? rangeSource(s.definition) : s.table} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}${ordered ? ' ORDER BY _tp_sn' : ''})`;
-  const resolver: TableResolver = binder.resolver(rangeSql);
+  const ranged: TableResolver = binder.resolver(rangeSql);
+  // `table(s)` joined with a stream reads its snapshot (join-planner.ts), once planned.
+  const snapshots = new Map<string, ResolvedTable>();
+  const resolver: TableResolver = {
+    ...ranged,
+    resolve: (db, name) => (db === undefined ? snapshots.get(name) : undefined) ?? ranged.resolve(db, name),
+  };
   // dedup() over a range read keeps its keys across steps (dedup-state.ts).
   const dedups = new DedupStates();
   const streamingDedup = dedups.hook((sql) => /__TRB_LO_\d+__/.test(sql));
@@ -230,11 +247,26 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
   const joins = await planJoins(
     select,
     sources,
-    { engine: ctx.engine, resolver, translate: (q) => translate(q) },
+    {
+      engine: ctx.engine,
+      resolver: ranged,
+      translate: (q) => translate(q),
+      snapshotTable: () => `${STATE_DB}.s_${randomUUID().replaceAll('-', '')}`,
+    },
     !aggregating ? 'tail' : wf?.name.toLowerCase() === 'session' ? 'session' : wf ? 'window' : 'aggregation',
   );
   select = joins.select;
   latestSources = joins.latestSources;
+  if (joins.snapshots.length > 0) {
+    await ctx.engine.query(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(STATE_DB)}`);
+    for (const s of joins.snapshots) {
+      // Taken now, when the query starts; dropped when it ends (or is disposed).
+      created.push(s.table);
+      await ctx.engine.query(s.create);
+      snapshots.set(s.name, s.resolved);
+    }
+  }
+  const snapshotTables = joins.snapshots.map((s) => s.table);
   const join = joins.program;
 
   if (shape === 'tail') {
@@ -264,6 +296,7 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
       tail,
       ...(joins.innerSelect ? { innerTail: new SqlTemplate(translate(joins.innerSelect)) } : {}),
       ...(join ? { join } : {}),
+      ...(snapshotTables.length ? { snapshots: snapshotTables } : {}),
       children,
       dedups: dedups.programs,
       ...(lags
@@ -310,6 +343,7 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
       policy,
       header,
       session,
+      ...(snapshotTables.length ? { snapshots: snapshotTables } : {}),
       children,
       dedups: dedups.programs,
       ...(limit !== undefined ? { limit } : {}),
@@ -490,6 +524,7 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
     header,
     aggregation,
     ...(join ? { join } : {}),
+    ...(snapshotTables.length ? { snapshots: snapshotTables } : {}),
     children,
     dedups: dedups.programs,
     ...(limit !== undefined ? { limit } : {}),

@@ -26,6 +26,8 @@ export interface StreamingProgram {
   readonly tail?: SqlTemplate;
   /** LEFT JOIN of two streams: the tail joined INNER, for the parts right rows trigger. */
   readonly innerTail?: SqlTemplate;
+  /** Engine tables holding `table(s)` sides of joins as the query started (dropped at its end). */
+  readonly snapshots?: readonly string[];
   /** Joins of streams: how each step fills its SQL per part (join-inputs.ts). */
   readonly join?: JoinProgram;
   /** Tail with lag()/lags(): reads each lagged expression's last values of a range, newest first. */
