@@ -209,6 +209,11 @@ async function planStreamJoins(
   const kvRight = topJoin && streamJoins.length === 1 ? kvSide(topJoin.right, sources, ctes) : undefined;
   if (topJoin && kvRight !== undefined) {
     const left = [...sourcesIn(topJoin.left, ctes)];
+    const leftSource = sources[left[0] as number];
+    if (leftSource?.kind === 'stream' && leftSource.definition.mode !== 'append')
+      throw notImplemented(
+        `Joins of a ${leftSource.definition.mode} stream with a versioned_kv stream (retractions) are not supported yet; the left side of a versioned_kv enrichment must be an append stream`,
+      );
     if (left.length !== 1 || streamSources.length !== 2)
       throw notImplemented('A versioned_kv stream can enrich one append stream per query for now');
     if (hasRangeCondition(topJoin.on))

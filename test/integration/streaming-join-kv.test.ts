@@ -1,0 +1,110 @@
+/**
+ * Append stream JOIN versioned_kv stream through the REST API: dynamic enrichment
+ * (streaming-sql-notes.md §1.9, Proton's 0014_versioned_kv_join.json ids 2, 12, 14, 16, 17).
+ * Only left rows make output; each meets the right side as it is at that step, the latest row per
+ * primary key (history before the query included); right updates emit nothing by themselves.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { assertSameRows, StreamingApi, type StreamingQuery } from '../helpers/streaming-client.ts';
+
+let api: StreamingApi;
+before(async () => {
+  api = await StreamingApi.open();
+});
+after(async () => {
+  await api.close();
+});
+
+async function settled(q: StreamingQuery, count: number): Promise<unknown[][]> {
+  if (count > 0) await q.waitForRows(count);
+  return q.waitForQuiet(count > 0 ? 400 : 800);
+}
+
+test('each left row meets the latest right row of its key at that step (0014 id 2)', async () => {
+  const l = await api.createStream('kl', '(i int32, s string)');
+  const r = await api.createStream('kr', "(ii int32, ss string) PRIMARY KEY ss SETTINGS mode='versioned_kv'");
+  // Right history before the query: s1 -> 1 then 2 (latest 2), s3 -> 3.
+  await api.exec(`INSERT INTO ${r} (ii, ss) VALUES (1, 's1'), (2, 's1'), (3, 's3')`);
+  const q = await api.start(`SELECT i, ii, s FROM ${l} INNER JOIN ${r} ON s = ss`);
+  const leftJ = await api.start(`SELECT i, ii, s FROM ${l} LEFT JOIN ${r} ON s = ss`);
+  await api.exec(`INSERT INTO ${l} (i, s) VALUES (1, 's1'), (2, 's3'), (9, 'none')`);
+  assertSameRows(await settled(q, 2), [
+    [1, 2, 's1'],
+    [2, 3, 's3'],
+  ]);
+  // LEFT keeps the unmatched row with defaults.
+  assertSameRows(await settled(leftJ, 3), [
+    [1, 2, 's1'],
+    [2, 3, 's3'],
+    [9, 0, 'none'],
+  ]);
+  // Right updates alone emit nothing; the next left rows see them.
+  await api.exec(`INSERT INTO ${r} (ii, ss) VALUES (4, 's1'), (5, 's3')`);
+  assert.equal((await q.waitForQuiet(500)).length, 2);
+  await api.exec(`INSERT INTO ${l} (i, s) VALUES (11, 's1'), (22, 's3')`);
+  assertSameRows((await settled(q, 4)).slice(2), [
+    [11, 4, 's1'],
+    [22, 5, 's3'],
+  ]);
+  await q.cancel();
+  await leftJ.cancel();
+});
+
+test('keys: all primary key columns, part of them, or a non-key column (0014 ids 12, 14, 17)', async () => {
+  const l = await api.createStream('kl', '(i1 int32, i2 int32, s string)');
+  const r = await api.createStream(
+    'kr',
+    "(ii1 int32, ii2 int32, ss string) PRIMARY KEY (ii1, ii2) SETTINGS mode='versioned_kv'",
+  );
+  const all = await api.start(`SELECT s, ss FROM ${l} INNER JOIN ${r} ON i1 = ii1 AND i2 = ii2`);
+  const partial = await api.start(`SELECT s, ss, ii2 FROM ${l} INNER JOIN ${r} ON i1 = ii1`);
+  const nonKey = await api.start(`SELECT i1, i2, ii1, ii2, s, ss FROM ${l} INNER JOIN ${r} ON s = ss`);
+  const right = (rows: string) => api.exec(`INSERT INTO ${r} (ii1, ii2, ss) VALUES ${rows}`);
+  const left = (rows: string) => api.exec(`INSERT INTO ${l} (i1, i2, s) VALUES ${rows}`);
+  await right("(1, 1, 'ss11')");
+  await all.waitForScanned(0);
+  await left("(1, 1, 's11')");
+  await all.waitForRows(1);
+  await right("(1, 1, 'ss112')");
+  await right("(1, 2, 'ss12')");
+  await partial.waitForQuiet(300);
+  await left("(1, 1, 's11'), (1, 2, 's12'), (1, 3, 'ss12')");
+  // All keys: (1,1) -> ss11 then ss112; (1,2) -> ss12; (1,3) none.
+  assertSameRows(await settled(all, 3), [
+    ['s11', 'ss11'],
+    ['s11', 'ss112'],
+    ['s12', 'ss12'],
+  ]);
+  // ii1 only: the first left row meets key (1,1) = ss11; the later three each meet (1,1) = ss112
+  // and (1,2) = ss12.
+  assertSameRows(await settled(partial, 7), [
+    ['s11', 'ss11', 1],
+    ['s11', 'ss112', 1],
+    ['s11', 'ss12', 2],
+    ['s12', 'ss112', 1],
+    ['s12', 'ss12', 2],
+    ['ss12', 'ss112', 1],
+    ['ss12', 'ss12', 2],
+  ]);
+  // A non-key column: only the latest row of each key counts ((1,1) no longer says 'ss11').
+  assertSameRows(await settled(nonKey, 1), [[1, 3, 1, 2, 'ss12', 'ss12']]);
+  for (const q of [all, partial, nonKey]) await q.cancel();
+});
+
+test('ASOF and LATEST joins against versioned_kv and joins of two kv streams are refused for now', async () => {
+  const l = await api.createStream('kl', '(i int32, s string)');
+  const r = await api.createStream('kr', "(ii int32, ss string) PRIMARY KEY ss SETTINGS mode='versioned_kv'");
+  const r2 = await api.createStream(
+    'kr',
+    "(j int32, sss string) PRIMARY KEY sss SETTINGS mode='versioned_kv'",
+  );
+  for (const sql of [
+    `SELECT i, ii FROM ${l} ASOF JOIN ${r} ON s = ss AND i < ii`,
+    `SELECT i, ii FROM ${l} LATEST JOIN ${r} ON s = ss`,
+    `SELECT ii, j FROM ${r} INNER JOIN ${r2} ON ss = sss`,
+  ]) {
+    const e = await api.startError(sql);
+    assert.equal(e.code, 48, `${sql}: ${e.message}`);
+  }
+});
