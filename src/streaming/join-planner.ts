@@ -169,6 +169,10 @@ async function planStreamJoins(
     if (left.size === 0 && right.size === 0) continue;
     const range = hasRangeCondition(j.on);
     if (left.size > 0 && right.size > 0) {
+      if ([...left].some((i) => right.has(i)))
+        throw notImplemented(
+          'Both sides of this join read the same stream through one CTE or view; name the stream on each side (FROM s AS a JOIN s AS b) to join a stream with itself',
+        );
       streamJoins.push(j);
       continue;
     }

@@ -378,6 +378,12 @@ test('shapes that cannot be answered right are refused before the query starts',
     48,
     /needs a stream on both sides/,
   );
+  // One CTE on both sides would be one source joined with itself step by step: refused.
+  await refused(
+    `WITH c AS (SELECT i, s FROM ${l}) SELECT a.s FROM c AS a INNER JOIN c AS b ON a.i = b.i`,
+    48,
+    /same stream through one CTE/,
+  );
   // No refused query was left running.
   assert.equal(await running(), before);
 });
