@@ -329,6 +329,29 @@ test('LEFT JOIN of two streams: an unmatched left row is emitted at once with de
   await q.cancel();
 });
 
+test('LEFT range join: unmatched left rows with defaults at once, range matches as the right rows come', async () => {
+  const { l, r } = await pair();
+  const q = await api.start(
+    `SELECT s, ss FROM ${l} LEFT JOIN ${r} ON i = ii AND date_diff_within(10s, ts, tts)`,
+  );
+  await left(l, [[1, 's', '15:45:10']]);
+  assert.deepEqual(await settled(q, 1), [['s', '']]);
+  // s1 (key 1, in range) matches; s2 (key 2) and s9 (key 1, 20 s away) do not.
+  await right(r, [
+    [1, 's1', '15:45:10'],
+    [2, 's2', '15:45:10'],
+    [1, 's9', '15:45:30'],
+  ]);
+  await q.waitForRows(2);
+  await left(l, [[3, 'ss', '15:45:12']]);
+  assertSameRows(await settled(q, 3), [
+    ['s', ''],
+    ['s', 's1'],
+    ['ss', ''],
+  ]);
+  await q.cancel();
+});
+
 test('shapes that cannot be answered right are refused before the query starts', async () => {
   const { l, r } = await pair();
   const running = async () =>
