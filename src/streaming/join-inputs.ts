@@ -2,11 +2,16 @@ import type { Engine } from '../engine/engine.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT, type JoinProgram, type RangeJoin } from './join-program.ts';
 import { P, type SqlTemplate } from './sql-template.ts';
 
+export type TailVariant = 'inner' | 'initial';
+
 /** One fill of a step's SQL: the union of a step's parts is its rows. */
 export interface StepPart {
   readonly values: Readonly<Record<string, string | number>>;
-  /** Fill the query's INNER JOIN form (the parts that right rows of a LEFT JOIN trigger). */
-  readonly inner?: boolean;
+  /**
+   * Fill a variant of the step's SQL: `inner`, the query's INNER JOIN form (the parts that right
+   * rows of a LEFT JOIN trigger); `initial`, the query over a kv stream's latest row per key.
+   */
+  readonly variant?: TailVariant;
 }
 
 /**
@@ -23,7 +28,20 @@ export function stepInputs(
   join: JoinProgram | undefined,
   startAfter: readonly number[],
   engine: Engine,
+  kvInitial = false,
 ): StepInputs {
+  if (!join && kvInitial) {
+    // A streaming read of a versioned_kv / changelog_kv stream: its first step is the latest row
+    // per key (the compacted state), then the changes as they come (streaming-sql-notes.md §1.2).
+    let first = true;
+    return {
+      parts: async (ranges) => {
+        const initial = first;
+        first = false;
+        return [{ values: ranges, ...(initial ? { variant: 'initial' as const } : {}) }];
+      },
+    };
+  }
   if (!join) return { parts: async (ranges) => [{ values: ranges }] };
   switch (join.kind) {
     case 'expand':
@@ -61,7 +79,7 @@ function expandParts(
       values[P.lo(j)] = startAfter[j] ?? -1;
       values[P.hi(j)] = m < k ? (ranges[P.hi(j)] ?? 0) : (ranges[P.lo(j)] ?? 0);
     });
-    parts.push({ values, ...(leftJoin && k > 0 ? { inner: true } : {}) });
+    parts.push({ values, ...(leftJoin && k > 0 ? { variant: 'inner' as const } : {}) });
   });
   return parts;
 }
@@ -129,7 +147,7 @@ class RangeJoinInputs implements StepInputs {
           [JOIN_MIN_LEFT]: c1 === undefined ? NO_BOUND : c1.toString(),
           [JOIN_MIN_RIGHT]: c1 === undefined ? NO_BOUND : (c1 - bucket).toString(),
         },
-        ...(this.join.leftJoin ? { inner: true } : {}),
+        ...(this.join.leftJoin ? { variant: 'inner' as const } : {}),
       });
     }
     // Where the live rows start, as of the watermark before this step (still a safe bound).

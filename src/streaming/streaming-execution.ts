@@ -72,7 +72,12 @@ export class StreamingExecution implements RowsPlan {
       (k) => !DerivedRanges.isDerivedKey(k),
     );
     this.engine = keys.length > 0 ? guardedEngine(rawEngine, (work) => ranges.read(keys, work)) : rawEngine;
-    this.inputs = stepInputs(program.join, program.startAfter, this.engine);
+    this.inputs = stepInputs(
+      program.join,
+      program.startAfter,
+      this.engine,
+      program.tailVariants?.initial !== undefined,
+    );
     this.header = program.header;
     this.wide = wideIntegerColumns(program.header);
     const w = program.aggregation?.window;
@@ -267,7 +272,7 @@ export class StreamingExecution implements RowsPlan {
       const carries = p.lags ? this.carryValues(p.lags.depths) : {};
       const sql = unionOf(
         parts.map((part) =>
-          (part.inner && p.innerTail ? p.innerTail : p.tail!).fill({
+          ((part.variant && p.tailVariants?.[part.variant]) || p.tail!).fill({
             ...part.values,
             ...carries,
             [P.emitVersion]: this.emitVersion,

@@ -18,11 +18,13 @@ import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts
 import { translateExpression, translateQuery } from '../sql/translator/translate.ts';
 import { splitWindowArgs } from '../sql/translator/window-sources.ts';
 import { toClickHouseType, toProtonType } from '../sql/types/proton-types.ts';
+import { isKvMode } from '../stream/stream-definition.ts';
 import { latestRowsUpTo, rangeSource } from '../stream/stream-reads.ts';
 import { STATE_TABLE, splitAggregation } from './aggregate-split.ts';
 import { DedupStates } from './dedup-state.ts';
 import { applyEmitLast } from './emit-last.ts';
 import { type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
+import type { TailVariant } from './join-inputs.ts';
 import { planJoins } from './join-planner.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT } from './join-program.ts';
 import { carryLiteral, carryMarker, rewriteLags } from './lag-rewrite.ts';
@@ -273,6 +275,18 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     const lags = rewriteLags(select);
     if (lags && join)
       throw err('NOT_IMPLEMENTED', { detail: 'lag() over a join of streams is not supported yet' });
+    // A versioned_kv / changelog_kv stream read on its own: the first step is its latest row per
+    // key (all of its history up to then), later steps its changes (streaming-sql-notes.md §1.2).
+    const only = sources.length === 1 ? sources[0] : undefined;
+    const kv = !join && !lags && only?.kind === 'stream' && isKvMode(only.definition.mode) ? only : undefined;
+    const variants: Partial<Record<TailVariant, SqlTemplate>> = {};
+    if (joins.innerSelect) variants.inner = new SqlTemplate(translate(joins.innerSelect));
+    if (kv) {
+      latestSources = new Set([kv.index]);
+      variants.initial = new SqlTemplate(translate(lags?.select ?? select));
+      latestSources = new Set();
+      startAfter[kv.index] = -1;
+    }
     const tail = new SqlTemplate(translate(lags?.select ?? select));
     const noCarry = Object.fromEntries(
       (lags?.values ?? []).map((v, i) => [carryMarker(i), carryLiteral([], v.depth)]),
@@ -294,7 +308,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       policy,
       header,
       tail,
-      ...(joins.innerSelect ? { innerTail: new SqlTemplate(translate(joins.innerSelect)) } : {}),
+      ...(Object.keys(variants).length ? { tailVariants: variants } : {}),
       ...(join ? { join } : {}),
       ...(snapshotTables.length ? { snapshots: snapshotTables } : {}),
       children,

@@ -2,6 +2,7 @@ import type { ResultColumn } from '../queries/query-types.ts';
 import type { AggregateSplit } from './aggregate-split.ts';
 import type { DedupProgram } from './dedup-state.ts';
 import type { EmitPolicy } from './emit-policy.ts';
+import type { TailVariant } from './join-inputs.ts';
 import type { JoinProgram } from './join-program.ts';
 import type { SessionProgram } from './session-planner.ts';
 import type { SqlTemplate } from './sql-template.ts';
@@ -24,8 +25,11 @@ export interface StreamingProgram {
   readonly header: ResultColumn[];
   /** Tail: the SQL reading a range and producing result rows. */
   readonly tail?: SqlTemplate;
-  /** LEFT JOIN of two streams: the tail joined INNER, for the parts right rows trigger. */
-  readonly innerTail?: SqlTemplate;
+  /**
+   * Variants of the tail a step part may ask for (join-inputs.ts): `inner`, a LEFT JOIN of two
+   * streams joined INNER; `initial`, the first step over a kv stream (its latest row per key).
+   */
+  readonly tailVariants?: Partial<Record<TailVariant, SqlTemplate>>;
   /** Engine tables holding `table(s)` sides of joins as the query started (dropped at its end). */
   readonly snapshots?: readonly string[];
   /** Joins of streams: how each step fills its SQL per part (join-inputs.ts). */
