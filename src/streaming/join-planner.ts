@@ -201,7 +201,12 @@ async function planStreamJoins(
       );
     return { select, latestSources: new Set() };
   }
-  for (const j of streamJoins) checkStreamJoin(j, sources, ctes);
+  for (const j of streamJoins) {
+    // A malformed range is reported first (code 62), whatever the join kind, as Proton does.
+    if (hasRangeCondition(j.on))
+      extractRange(conjuncts(j.on), () => undefined, { left: num(0), right: num(0) });
+    checkStreamJoin(j, sources, ctes);
+  }
   if (sources.some((s) => s.kind === 'derived'))
     throw notImplemented(
       'A join of a stream with a streaming aggregation (a subquery, CTE or view that aggregates a stream) is not supported yet',

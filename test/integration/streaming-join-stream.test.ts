@@ -394,6 +394,12 @@ test('shapes that cannot be answered right are refused before the query starts',
     62,
     /more than 2 unequal/,
   );
+  // A malformed range is reported before the join kind (0009 case1 id 27).
+  await refused(
+    `SELECT s FROM ${l} ASOF JOIN ${r} ON i = ii AND ${dd} > -200 AND ${dd} < 200`,
+    62,
+    /too big/,
+  );
   // A range needs an equal key; a range against table() is not a stream-to-stream join (0009 id 31).
   await refused(`SELECT s FROM ${l} JOIN ${r} ON date_diff_within(10s, ts, tts)`, 403, /equal join key/);
   await refused(
