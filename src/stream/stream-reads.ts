@@ -36,6 +36,15 @@ export function latestRowsUpTo(def: StreamDefinition, maxSn: string): string {
   return latestPerKeySource(def, `${quoteIdent(TP_SN)} <= ${maxSn}`);
 }
 
+/**
+ * The last `versions` rows per primary key (by sequence number) among the rows with
+ * `_tp_sn <= maxSn`: the right side of an ASOF join against a kv stream (Proton's keep_versions).
+ */
+export function lastVersionsUpTo(def: StreamDefinition, maxSn: string, versions: number): string {
+  const sn = quoteIdent(TP_SN);
+  return `(SELECT *, ${sn} FROM ${frontTable(def)} WHERE ${sn} <= ${maxSn} ORDER BY ${sn} DESC LIMIT ${versions} BY ${def.keyColumns.join(', ')})`;
+}
+
 function latestPerKeySource(def: StreamDefinition, where?: string): string {
   const keys = def.keyColumns;
   const keySet = new Set(keys.map((k) => k.trim()));

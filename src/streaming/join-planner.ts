@@ -15,6 +15,8 @@ import type { BoundSource } from './stream-bindings.ts';
 /** What the streaming planner needs to plan a query that joins. */
 export interface JoinPlanContext {
   readonly engine: Engine;
+  /** SETTINGS keep_versions (versions per key an ASOF join against versioned_kv keeps). */
+  readonly keepVersions: number;
   readonly resolver: TableResolver;
   /** Translate a bound SELECT to engine SQL (with the query's range reads). */
   translate(q: SelectQuery): string;
@@ -26,8 +28,11 @@ export interface JoinPlan {
   readonly select: SelectQuery;
   /** LEFT JOIN of two streams: the same query joined INNER (for the parts right rows trigger). */
   readonly innerSelect?: SelectQuery;
-  /** Sources read as their latest row per primary key up to the step (versioned_kv right sides). */
-  readonly latestSources: ReadonlySet<number>;
+  /**
+   * Sources read as their last rows per primary key up to the step (versioned_kv right sides), to
+   * how many versions are kept: 1 for INNER/LEFT (the latest row), `keep_versions` for ASOF.
+   */
+  readonly latestSources: ReadonlyMap<number, number>;
   /** How to fill the step's SQL per part; undefined when the query reads one stream. */
   readonly program?: JoinProgram;
   /** `table(s)` joined with a stream: read once into an engine table when the query starts. */
@@ -199,7 +204,7 @@ async function planStreamJoins(
       throw notImplemented(
         `A streaming query that reads several streams must join them: ${STREAM_JOIN_HINT}`,
       );
-    return { select, latestSources: new Set() };
+    return { select, latestSources: new Map() };
   }
   for (const j of streamJoins) {
     // A malformed range is reported first (code 62), whatever the join kind, as Proton does.
@@ -227,13 +232,15 @@ async function planStreamJoins(
       throw notImplemented('A versioned_kv stream can enrich one append stream per query for now');
     if (hasRangeCondition(topJoin.on))
       throw notImplemented('A join with a versioned_kv stream takes no time range (date_diff_within)');
-    if (topJoin.strictness === 'ASOF' || topJoin.strictness === 'LATEST')
+    if (topJoin.strictness === 'LATEST')
       throw notImplemented(
-        `${joinName(topJoin)} with a versioned_kv stream is not supported yet; use INNER JOIN or LEFT JOIN (the latest row per key)`,
+        `${joinName(topJoin)} with a versioned_kv stream is not supported yet; use INNER JOIN or LEFT JOIN (the latest row per key) or ASOF JOIN`,
       );
+    // ASOF: the closest of the last keep_versions rows of each key (Proton's default 3).
+    const versions = topJoin.strictness === 'ASOF' ? ctx.keepVersions : 1;
     return {
       select,
-      latestSources: new Set([kvRight]),
+      latestSources: new Map([[kvRight, versions]]),
       program: { kind: 'enrich', left: left[0] as number, right: kvRight },
     };
   }
@@ -264,7 +271,7 @@ async function planStreamJoins(
     return {
       select,
       ...(leftJoin && topJoin ? { innerSelect: withJoinKind(select, topJoin, 'INNER') } : {}),
-      latestSources: new Set(),
+      latestSources: new Map(),
       program: { kind: 'expand', sources: order, ...(leftJoin ? { leftJoin: true } : {}) },
     };
   }
@@ -461,7 +468,7 @@ async function planRangeJoin(
   return {
     select: rewritten,
     ...(leftJoin ? { innerSelect: { ...rewritten, from: { ...join, joinKind: 'INNER' } } } : {}),
-    latestSources: new Set(),
+    latestSources: new Map(),
     program: {
       kind: 'range',
       left: leftSource,

@@ -11,7 +11,7 @@ import {
   isAggregation,
 } from '../sql/analyzer/query-facts.ts';
 import { call, ident, num } from '../sql/ast/build.ts';
-import type { Expr, FunctionCall } from '../sql/ast/expression.ts';
+import type { Expr, FunctionCall, Setting } from '../sql/ast/expression.ts';
 import type { FromItem, Query, SelectQuery, TableFunctionRef } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
@@ -19,7 +19,7 @@ import { translateExpression, translateQuery } from '../sql/translator/translate
 import { splitWindowArgs } from '../sql/translator/window-sources.ts';
 import { toClickHouseType, toProtonType } from '../sql/types/proton-types.ts';
 import { isKvMode } from '../stream/stream-definition.ts';
-import { latestRowsUpTo, rangeSource } from '../stream/stream-reads.ts';
+import { lastVersionsUpTo, latestRowsUpTo, rangeSource } from '../stream/stream-reads.ts';
 import { STATE_TABLE, splitAggregation } from './aggregate-split.ts';
 import { DedupStates } from './dedup-state.ts';
 import { applyEmitLast } from './emit-last.ts';
@@ -119,6 +119,15 @@ function nestedAggregation(q: Query, top: SelectQuery): boolean {
 
 function readsBoundSource(s: SelectQuery): boolean {
   return JSON.stringify(s.from ?? {}).includes('__trb_src_');
+}
+
+/** SETTINGS keep_versions: versions per key an ASOF join against versioned_kv keeps (Proton: 3). */
+function keepVersions(settings: readonly Setting[]): number {
+  const s = settings.find((x) => x.name.toLowerCase() === 'keep_versions');
+  const n = s?.value.kind === 'Number' ? Number(s.value.text) : 3;
+  if (!Number.isInteger(n) || n < 1)
+    throw err('BAD_ARGUMENTS', { detail: 'keep_versions must be a whole number of versions, at least 1' });
+  return n;
 }
 
 /** Describe a query's result columns, in Proton type names. */
@@ -227,11 +236,15 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   // single-threaded, so filters and projections keep that order.
   const ordered = !aggregating;
   // Sources a join reads as their latest row per key (versioned_kv right sides), set below.
-  let latestSources: ReadonlySet<number> = new Set();
-  const rangeSql = (s: BoundSource) =>
-    s.kind === 'stream' && latestSources.has(s.index)
-      ? latestRowsUpTo(s.definition, P.hi(s.index))
-      : `(SELECT *, _tp_sn FROM ${s.kind === 'stream' ? rangeSource(s.definition) : s.table} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}${ordered ? ' ORDER BY _tp_sn' : ''})`;
+  let latestSources: ReadonlyMap<number, number> = new Map();
+  const rangeSql = (s: BoundSource) => {
+    const versions = s.kind === 'stream' ? latestSources.get(s.index) : undefined;
+    if (s.kind === 'stream' && versions !== undefined)
+      return versions === 1
+        ? latestRowsUpTo(s.definition, P.hi(s.index))
+        : lastVersionsUpTo(s.definition, P.hi(s.index), versions);
+    return `(SELECT *, _tp_sn FROM ${s.kind === 'stream' ? rangeSource(s.definition) : s.table} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}${ordered ? ' ORDER BY _tp_sn' : ''})`;
+  };
   const ranged: TableResolver = binder.resolver(rangeSql);
   // `table(s)` joined with a stream reads its snapshot (join-planner.ts), once planned.
   const snapshots = new Map<string, ResolvedTable>();
@@ -251,6 +264,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     sources,
     {
       engine: ctx.engine,
+      keepVersions: keepVersions(settings),
       resolver: ranged,
       translate: (q) => translate(q),
       snapshotTable: () => `${STATE_DB}.s_${randomUUID().replaceAll('-', '')}`,
@@ -282,9 +296,9 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     const variants: Partial<Record<TailVariant, SqlTemplate>> = {};
     if (joins.innerSelect) variants.inner = new SqlTemplate(translate(joins.innerSelect));
     if (kv) {
-      latestSources = new Set([kv.index]);
+      latestSources = new Map([[kv.index, 1]]);
       variants.initial = new SqlTemplate(translate(lags?.select ?? select));
-      latestSources = new Set();
+      latestSources = new Map();
       startAfter[kv.index] = -1;
     }
     const tail = new SqlTemplate(translate(lags?.select ?? select));
