@@ -285,13 +285,18 @@ export class StreamingExecution implements RowsPlan {
       }
       if (p.lags) await this.carryForward(p.lags.carry.fill(values), p.lags.depths.length);
     } else if (state && p.aggregation) {
+      this.joinFoldedRows = true;
       await this.fold(values, parts, state, sink, backfill);
     } else if (p.session && this.sessions) {
       await this.sessionStep(values, sink);
     }
     for (const c of cursors) c.after = values[P.hi(c.source.index)] ?? c.after;
-    return rows > 0;
+    // A join whose new rows met nothing gave the aggregation no rows: no periodic emit for it.
+    return rows > 0 && this.joinFoldedRows;
   }
+
+  /** The last step's join output gave its aggregation rows (always true without a join). */
+  private joinFoldedRows = true;
 
   private dedupSteps = 0;
 
@@ -438,9 +443,16 @@ export class StreamingExecution implements RowsPlan {
   ) {
     const agg = this.program.aggregation!;
     // A join step with nothing to fold (e.g. only versioned_kv updates) changes no group.
-    if (parts.length === 0) return;
-    const foldSql = (fills: Record<string, string | number>) =>
-      unionOf(parts.map((part) => agg.fold.fill({ ...part.values, ...fills }))) as string;
+    const joined = this.program.join !== undefined;
+    if (parts.length === 0) {
+      this.joinFoldedRows = false;
+      return;
+    }
+    const foldSql = (fills: Record<string, string | number>) => {
+      const sql = unionOf(parts.map((part) => agg.fold.fill({ ...part.values, ...fills }))) as string;
+      // An empty join output folds nothing, not a keyless aggregate's row of zeros.
+      return joined ? `SELECT * FROM (${sql}) SETTINGS empty_result_for_aggregation_by_empty_set = 1` : sql;
+    };
     const policy = this.program.policy;
     const batch = ++this.batch;
     let advanced = false;
@@ -462,7 +474,13 @@ export class StreamingExecution implements RowsPlan {
       const maxNs = this.watermark.maxEventTime();
       if (maxNs !== undefined) this.progressStats.lastEventTime = millisFromNanos(maxNs);
     } else {
-      await this.timed('Aggregate', () => state.append(foldSql({ [P.watermark]: 0, [P.batch]: batch })));
+      const folded = await this.timed('Aggregate', () =>
+        state.append(
+          foldSql({ [P.watermark]: 0, [P.batch]: batch }),
+          joined ? `SELECT count() FROM ${state.name} WHERE __batch = ${batch}` : undefined,
+        ),
+      );
+      if (joined && !/[1-9]/.test(folded)) this.joinFoldedRows = false;
     }
     if (state.appendsSinceCompact >= COMPACT_EVERY)
       await this.timed('Compact', () => state.compact(agg.compact));

@@ -278,6 +278,22 @@ test('join without a range: each new row meets everything the other side has (00
   await three.cancel();
 });
 
+test('an aggregation over a join emits only when the join gave it rows (0009 case1 id 43)', async () => {
+  const { l, r } = await pair();
+  const q = await api.start(`SELECT count() AS c FROM ${l} INNER JOIN ${r} ON i = ii EMIT PERIODIC 200ms`);
+  // Right rows alone meet nothing: no emit (not a count of 0); the left row then meets all three.
+  await right(r, [
+    [1, 's1', '15:44:59'],
+    [1, 's2', '15:45:00'],
+    [1, 's3', '15:45:09'],
+  ]);
+  await q.waitForScanned(3);
+  await q.waitForQuiet(500);
+  await left(l, [[1, 's', '15:45:10']]);
+  assert.deepEqual(await settled(q, 1), [[3]]);
+  await q.cancel();
+});
+
 test('a stream joined with itself: rows of one step meet each other once, rewinds apply per side', async () => {
   const s = await api.createStream('self', '(i int32, s string, t datetime64(3))');
   const ins = (i: number, t: string) =>
