@@ -8,7 +8,7 @@ import { NO_SPAN } from '../sql/ast/span.ts';
 import { type AnyNode, replace, walk } from '../sql/ast/walk.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT, type JoinProgram } from './join-program.ts';
-import { extractRange, type JoinSide, type RangeCondition } from './join-range.ts';
+import { extractRange, isDateDiff, type JoinSide, type RangeCondition } from './join-range.ts';
 import { SqlTemplate } from './sql-template.ts';
 import type { BoundSource } from './stream-bindings.ts';
 
@@ -282,7 +282,8 @@ function hasRangeCondition(on: Expr | undefined): boolean {
   return conjuncts(on).some(
     (c) =>
       (c.kind === 'Function' && c.name.toLowerCase() === 'date_diff_within') ||
-      JSON.stringify(c).includes('"name":"date_diff"'),
+      (c.kind === 'Between' && isDateDiff(c.expr)) ||
+      (c.kind === 'Binary' && (isDateDiff(c.left) || isDateDiff(c.right))),
   );
 }
 

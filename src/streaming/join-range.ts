@@ -58,8 +58,23 @@ function intervalSeconds(e: Expr): number {
   return unit === 'MINUTE' ? value * 60 : value;
 }
 
-function isDateDiff(e: Expr): e is Expr & { kind: 'Function' } {
-  return e.kind === 'Function' && e.name.toLowerCase() === 'date_diff' && e.args.length === 3;
+/** A column (an identifier) somewhere in `e`. */
+function readsColumn(e: Expr | undefined): boolean {
+  return e !== undefined && JSON.stringify(e).includes('"kind":"Identifier"');
+}
+
+/**
+ * `date_diff(unit, a, b)` between two columns: a range bound (a date_diff against a constant, such
+ * as `date_diff('second', ts, now()) < 5`, is a plain filter).
+ */
+export function isDateDiff(e: Expr): e is Expr & { kind: 'Function' } {
+  return (
+    e.kind === 'Function' &&
+    e.name.toLowerCase() === 'date_diff' &&
+    e.args.length === 3 &&
+    readsColumn(e.args[1]) &&
+    readsColumn(e.args[2])
+  );
 }
 
 /** Seconds per unit of a `date_diff('second'|'minute', a, b)` used as a join range. */

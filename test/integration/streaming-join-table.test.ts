@@ -168,4 +168,11 @@ test('RIGHT and FULL JOIN of a stream with table(dim) are refused with what is a
     assert.equal(e.code, 48, e.message);
     assert.match(e.message, /INNER, LEFT or CROSS JOIN/);
   }
+  // A date_diff against a constant is a filter, not a time range: accepted.
+  const q = await api.start(
+    `SELECT v FROM ${ev} AS e INNER JOIN table(${dim}) AS d ON e.k = d.k AND date_diff('second', e.t, to_datetime64('2030-01-01 00:00:00', 3)) > 0`,
+  );
+  await events(ev, [[1, 10, '00:00:01']]);
+  assert.deepEqual(await settled(q, 1), [[10]]);
+  await q.cancel();
 });
