@@ -1,5 +1,11 @@
 import type { Engine } from '../engine/engine.ts';
-import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT, type JoinProgram, type RangeJoin } from './join-program.ts';
+import {
+  type EnrichJoin,
+  JOIN_MIN_LEFT,
+  JOIN_MIN_RIGHT,
+  type JoinProgram,
+  type RangeJoin,
+} from './join-program.ts';
 import { P, type SqlTemplate } from './sql-template.ts';
 
 export type TailVariant = 'inner' | 'initial';
@@ -49,15 +55,44 @@ export function stepInputs(
         parts: async (ranges) => expandParts(join.sources, startAfter, ranges, join.leftJoin ?? false),
       };
     case 'enrich':
-      return {
-        // Only left rows make output; the right side is its latest row per key up to this step.
-        parts: async (ranges) =>
-          (ranges[P.hi(join.left)] ?? 0) > (ranges[P.lo(join.left)] ?? 0)
-            ? [{ values: { ...ranges, [P.lo(join.right)]: -1 } }]
-            : [],
-      };
+      return new EnrichInputs(join, engine);
     case 'range':
       return new RangeJoinInputs(join, startAfter, engine);
+  }
+}
+
+/** Compact the kept right rows of an enrichment after this many appends. */
+const COMPACT_EVERY = 64;
+
+/**
+ * Dynamic enrichment: only left rows make output; the right side is its latest row per key up to
+ * this step, read from the kept rows (join-program.ts EnrichJoin) when there are.
+ */
+class EnrichInputs implements StepInputs {
+  private appends = 0;
+
+  constructor(
+    private readonly join: EnrichJoin,
+    private readonly engine: Engine,
+  ) {}
+
+  async parts(ranges: Readonly<Record<string, number>>): Promise<StepPart[]> {
+    const { left, right, kept } = this.join;
+    const loR = ranges[P.lo(right)] ?? 0;
+    const hiR = ranges[P.hi(right)] ?? 0;
+    if (kept && hiR > loR) {
+      await this.engine.query(kept.append.fill(ranges));
+      if (++this.appends >= COMPACT_EVERY) {
+        this.appends = 0;
+        const next = `${kept.table}_c`;
+        await this.engine.query(`DROP TABLE IF EXISTS ${next}`);
+        await this.engine.query(`CREATE TABLE ${next} ENGINE = Memory AS ${kept.compact}`);
+        await this.engine.query(`EXCHANGE TABLES ${kept.table} AND ${next}`);
+        await this.engine.query(`DROP TABLE ${next}`);
+      }
+    }
+    if ((ranges[P.hi(left)] ?? 0) <= (ranges[P.lo(left)] ?? 0)) return [];
+    return [{ values: { ...ranges, [P.lo(right)]: -1 } }];
   }
 }
 

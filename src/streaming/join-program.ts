@@ -30,6 +30,12 @@ export interface EnrichJoin {
   readonly kind: 'enrich';
   readonly left: number;
   readonly right: number;
+  /**
+   * The right side's rows kept in an engine table (the latest per key plus the rows of the steps
+   * since the last compaction), so a step reads them instead of the whole history: `append` adds
+   * the right range of a step; `compact` keeps the latest row per key.
+   */
+  readonly kept?: { readonly table: string; readonly append: SqlTemplate; readonly compact: string };
 }
 
 /**

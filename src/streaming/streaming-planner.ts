@@ -19,7 +19,14 @@ import { translateExpression, translateQuery } from '../sql/translator/translate
 import { splitWindowArgs } from '../sql/translator/window-sources.ts';
 import { toClickHouseType, toProtonType } from '../sql/types/proton-types.ts';
 import { isKvMode } from '../stream/stream-definition.ts';
-import { lastVersionsUpTo, latestRowsUpTo, rangeSource } from '../stream/stream-reads.ts';
+import {
+  keptRowsSelect,
+  lastVersionsUpTo,
+  latestRowsIn,
+  latestRowsOnly,
+  latestRowsUpTo,
+  rangeSource,
+} from '../stream/stream-reads.ts';
 import { STATE_TABLE, splitAggregation } from './aggregate-split.ts';
 import { DedupStates } from './dedup-state.ts';
 import { applyEmitLast } from './emit-last.ts';
@@ -237,7 +244,11 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   const ordered = !aggregating;
   // Sources a join reads as their latest row per key (versioned_kv right sides), set below.
   let latestSources: ReadonlyMap<number, number> = new Map();
+  // Right sides of enrichment joins whose rows are kept in an engine table (join-inputs.ts).
+  const keptTables = new Map<number, string>();
   const rangeSql = (s: BoundSource) => {
+    const kept = keptTables.get(s.index);
+    if (s.kind === 'stream' && kept !== undefined) return latestRowsIn(s.definition, kept);
     const versions = s.kind === 'stream' ? latestSources.get(s.index) : undefined;
     if (s.kind === 'stream' && versions !== undefined)
       return versions === 1
@@ -283,7 +294,30 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     }
   }
   const snapshotTables = joins.snapshots.map((s) => s.table);
-  const join = joins.program;
+  let join = joins.program;
+  const kvRight = join?.kind === 'enrich' ? sources[join.right] : undefined;
+  if (join?.kind === 'enrich' && kvRight?.kind === 'stream' && latestSources.get(join.right) === 1) {
+    // The right side's rows up to the start, kept in an engine table; each step appends its range.
+    const table = `${STATE_DB}.k_${randomUUID().replaceAll('-', '')}`;
+    await ctx.engine.query(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(STATE_DB)}`);
+    created.push(table);
+    await ctx.engine.query(
+      `CREATE TABLE ${table} ENGINE = Memory AS ${keptRowsSelect(kvRight.definition, `_tp_sn <= ${startAfter[join.right] ?? -1}`)}`,
+    );
+    snapshotTables.push(table);
+    keptTables.set(join.right, table);
+    const def = kvRight.definition;
+    join = {
+      ...join,
+      kept: {
+        table,
+        append: new SqlTemplate(
+          `INSERT INTO ${table} ${keptRowsSelect(def, `_tp_sn > ${P.lo(join.right)} AND _tp_sn <= ${P.hi(join.right)}`)}`,
+        ),
+        compact: latestRowsOnly(def, table),
+      },
+    };
+  }
 
   if (shape === 'tail') {
     const lags = rewriteLags(select);

@@ -51,6 +51,27 @@ test('each left row meets the latest right row of its key at that step (0014 id 
   await leftJ.cancel();
 });
 
+test('the kept right rows are compacted as updates pile up; the latest row still wins', async () => {
+  const l = await api.createStream('kl', '(i int32, s string)');
+  const r = await api.createStream('kr', "(ii int32, ss string) PRIMARY KEY ss SETTINGS mode='versioned_kv'");
+  const q = await api.start(`SELECT i, ii FROM ${l} INNER JOIN ${r} ON s = ss`);
+  // 70 right updates, each followed by a left row that must see it: more than the 64 appends
+  // between two compactions of the kept right rows.
+  for (let v = 1; v <= 70; v++) {
+    await api.exec(`INSERT INTO ${r} (ii, ss) VALUES (${v}, 'k'), (${1000 + v}, 'other')`);
+    await api.exec(`INSERT INTO ${l} (i, s) VALUES (${v}, 'k')`);
+    await q.waitForRows(v);
+  }
+  await api.exec(`INSERT INTO ${l} (i, s) VALUES (0, 'other')`);
+  const rows = await settled(q, 71);
+  assert.deepEqual(
+    rows.slice(0, 70),
+    Array.from({ length: 70 }, (_, i) => [i + 1, i + 1]),
+  );
+  assert.deepEqual(rows[70], [0, 1070]);
+  await q.cancel();
+});
+
 test('keys: all primary key columns, part of them, or a non-key column (0014 ids 12, 14, 17)', async () => {
   const l = await api.createStream('kl', '(i1 int32, i2 int32, s string)');
   const r = await api.createStream(
