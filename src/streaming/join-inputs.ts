@@ -58,6 +58,8 @@ export function stepInputs(
       return new EnrichInputs(join, engine);
     case 'range':
       return new RangeJoinInputs(join, startAfter, engine);
+    case 'changelog':
+      return { parts: async (ranges) => changelogParts(join.left, join.right, ranges) };
   }
 }
 
@@ -94,6 +96,33 @@ class EnrichInputs implements StepInputs {
     if ((ranges[P.hi(left)] ?? 0) <= (ranges[P.lo(left)] ?? 0)) return [];
     return [{ values: { ...ranges, [P.lo(right)]: -1 } }];
   }
+}
+
+/** The four parts of a join of kv streams (join-program.ts ChangelogJoin), in emit order. */
+function changelogParts(left: number, right: number, ranges: Readonly<Record<string, number>>): StepPart[] {
+  const loL = ranges[P.lo(left)] ?? 0;
+  const hiL = ranges[P.hi(left)] ?? 0;
+  const loR = ranges[P.lo(right)] ?? 0;
+  const hiR = ranges[P.hi(right)] ?? 0;
+  /** Source `i` as of `at`: every key, or only the keys changed in (lo, hi]. */
+  const side = (i: number, at: number, changed?: [number, number]) => ({
+    [P.at(i)]: at,
+    [P.all(i)]: changed ? 0 : 1,
+    [P.lo(i)]: changed?.[0] ?? 0,
+    [P.hi(i)]: changed?.[1] ?? 0,
+  });
+  const parts: StepPart[] = [];
+  const part = (values: Record<string, number>, delta: number) =>
+    parts.push({ values: { ...ranges, ...values, [P.delta]: delta } });
+  if (hiL > loL) {
+    part({ ...side(left, loL, [loL, hiL]), ...side(right, loR) }, -1);
+    part({ ...side(left, hiL, [loL, hiL]), ...side(right, loR) }, 1);
+  }
+  if (hiR > loR) {
+    part({ ...side(left, hiL), ...side(right, loR, [loR, hiR]) }, -1);
+    part({ ...side(left, hiL), ...side(right, hiR, [loR, hiR]) }, 1);
+  }
+  return parts;
 }
 
 /** `Σ_i S_<i (to hi) ⋈ dS_i ⋈ S_>i (to lo)`, each source from its own start. */
@@ -241,8 +270,13 @@ function max(a: bigint | undefined, b: bigint): bigint {
   return a === undefined || b > a ? b : a;
 }
 
-/** One statement answering the rows of all `selects` (undefined when there are none). */
-export function unionOf(selects: readonly string[]): string | undefined {
+/**
+ * One statement answering the rows of all `selects` (undefined when there are none); `ordered`:
+ * the rows of each select after those of the one before (a changelog's retractions first).
+ */
+export function unionOf(selects: readonly string[], ordered = false): string | undefined {
   if (selects.length <= 1) return selects[0];
-  return selects.map((s) => `SELECT * FROM (${s})`).join('\nUNION ALL\n');
+  if (!ordered) return selects.map((s) => `SELECT * FROM (${s})`).join('\nUNION ALL\n');
+  const union = selects.map((s, i) => `SELECT ${i} AS __trb_part, * FROM (${s})`).join('\nUNION ALL\n');
+  return `SELECT * EXCEPT (__trb_part) FROM (${union}) ORDER BY __trb_part`;
 }

@@ -9,7 +9,7 @@ import { type AnyNode, replace, walk } from '../sql/ast/walk.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT, type JoinProgram } from './join-program.ts';
 import { extractRange, isDateDiff, type JoinSide, type RangeCondition } from './join-range.ts';
-import { SqlTemplate } from './sql-template.ts';
+import { P, SqlTemplate } from './sql-template.ts';
 import type { BoundSource } from './stream-bindings.ts';
 
 /** What the streaming planner needs to plan a query that joins. */
@@ -33,6 +33,8 @@ export interface JoinPlan {
    * how many versions are kept: 1 for INNER/LEFT (the latest row), `keep_versions` for ASOF.
    */
   readonly latestSources: ReadonlyMap<number, number>;
+  /** Sources of a join of kv streams, read as of a sequence number (join-program.ts ChangelogJoin). */
+  readonly changelogSources?: ReadonlySet<number>;
   /** How to fill the step's SQL per part; undefined when the query reads one stream. */
   readonly program?: JoinProgram;
   /** `table(s)` joined with a stream: read once into an engine table when the query starts. */
@@ -221,6 +223,24 @@ async function planStreamJoins(
 
   // Append stream JOIN versioned_kv stream: dynamic enrichment.
   const kvRight = topJoin && streamJoins.length === 1 ? kvSide(topJoin.right, sources, ctes) : undefined;
+  const kvLeft = topJoin && streamJoins.length === 1 ? kvSide(topJoin.left, sources, ctes) : undefined;
+  if (topJoin && kvLeft !== undefined && kvRight !== undefined) {
+    // versioned_kv JOIN versioned_kv: a changelog of the join of both sides' latest rows.
+    if (topJoin.joinKind !== 'INNER' || streamSources.length !== 2 || hasRangeCondition(topJoin.on))
+      throw notImplemented(
+        `${joinName(topJoin)} of two versioned_kv streams is not supported yet; INNER JOIN ... ON <keys> is`,
+      );
+    if (shape !== 'tail')
+      throw notImplemented(
+        'Aggregations over a join of two versioned_kv streams (retractions) are not supported yet',
+      );
+    return {
+      select: withDelta(select),
+      latestSources: new Map(),
+      changelogSources: new Set([kvLeft, kvRight]),
+      program: { kind: 'changelog', left: kvLeft, right: kvRight },
+    };
+  }
   if (topJoin && kvRight !== undefined) {
     const left = [...sourcesIn(topJoin.left, ctes)];
     const leftSource = sources[left[0] as number];
@@ -314,6 +334,21 @@ function checkStreamJoin(
     throw err('INVALID_JOIN_ON_EXPRESSION', {
       detail: `A join of two streams needs ON or USING with at least one equal key; ${STREAM_JOIN_HINT}`,
     });
+}
+
+/** `_tp_delta` in the select list of a join of kv streams: the part's sign (-1 or 1). */
+function withDelta(select: SelectQuery): SelectQuery {
+  const columns = select.columns.map((c): Expr => {
+    const e = c.kind === 'Alias' ? c.expr : c;
+    if (e.kind !== 'Identifier' || e.parts.at(-1) !== '_tp_delta') return c;
+    return {
+      kind: 'Alias',
+      expr: call('to_int8', num(P.delta)),
+      alias: c.kind === 'Alias' ? c.alias : '_tp_delta',
+      span: NO_SPAN,
+    };
+  });
+  return { ...select, columns };
 }
 
 function withJoinKind(select: SelectQuery, j: JoinExpr, kind: 'INNER'): SelectQuery {

@@ -5,7 +5,20 @@ import type { SqlTemplate } from './sql-template.ts';
  * SQL is a template over the sequence ranges of the sources (`__TRB_LO_i__`, `__TRB_HI_i__`); a
  * join fills it once per *part*, and the step's rows are the union of the parts (join-inputs.ts).
  */
-export type JoinProgram = ExpandJoin | EnrichJoin | RangeJoin;
+export type JoinProgram = ExpandJoin | EnrichJoin | RangeJoin | ChangelogJoin;
+
+/**
+ * versioned_kv JOIN versioned_kv (INNER; HashJoin.h case 6): both sides are their latest row per
+ * key. A step's new left rows first retract what the replaced left rows joined (`_tp_delta` -1)
+ * and add what the new ones join (+1), against the right side before the step; then the new right
+ * rows do the same against the whole left side (0014 id 4). Each side is read as its latest rows
+ * as of a sequence number (`__TRB_AT_i__`), all keys or the keys changed in the step's range.
+ */
+export interface ChangelogJoin {
+  readonly kind: 'changelog';
+  readonly left: number;
+  readonly right: number;
+}
 
 /**
  * Stream-to-stream joins without a time range (and a stream with itself), any number of streams:

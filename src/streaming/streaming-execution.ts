@@ -278,6 +278,7 @@ export class StreamingExecution implements RowsPlan {
             [P.emitVersion]: this.emitVersion,
           }),
         ),
+        true,
       );
       if (sql !== undefined) {
         const text = await this.timed('Tail', () => this.engine.query(sql, { settings: { max_threads: 1 } }));

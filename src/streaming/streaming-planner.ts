@@ -157,6 +157,13 @@ const EMPTY_RANGES = (sources: readonly BoundSource[]) => ({
       [P.hi(s.index), 0],
     ]),
   ),
+  ...Object.fromEntries(
+    sources.flatMap((s) => [
+      [P.at(s.index), 0],
+      [P.all(s.index), 1],
+    ]),
+  ),
+  [P.delta]: 1,
   [JOIN_MIN_LEFT]: 0,
   [JOIN_MIN_RIGHT]: 0,
 });
@@ -246,7 +253,14 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   let latestSources: ReadonlyMap<number, number> = new Map();
   // Right sides of enrichment joins whose rows are kept in an engine table (join-inputs.ts).
   const keptTables = new Map<number, string>();
+  let changelogSources: ReadonlySet<number> = new Set();
   const rangeSql = (s: BoundSource) => {
+    if (s.kind === 'stream' && changelogSources.has(s.index)) {
+      // As of __TRB_AT_i__: every key, or only the keys changed in (lo, hi].
+      const def = s.definition;
+      const keys = def.keyColumns.join(', ');
+      return `(SELECT * FROM ${latestRowsUpTo(def, P.at(s.index))} WHERE ${P.all(s.index)} = 1 OR (${keys}) IN (SELECT ${keys} FROM ${rangeSource(def)} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}))`;
+    }
     const kept = keptTables.get(s.index);
     if (s.kind === 'stream' && kept !== undefined) return latestRowsIn(s.definition, kept);
     const versions = s.kind === 'stream' ? latestSources.get(s.index) : undefined;
@@ -284,6 +298,9 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   );
   select = joins.select;
   latestSources = joins.latestSources;
+  changelogSources = joins.changelogSources ?? new Set();
+  // A join of kv streams starts from both sides' whole history (their state).
+  for (const i of changelogSources) startAfter[i] = -1;
   if (joins.snapshots.length > 0) {
     await ctx.engine.query(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(STATE_DB)}`);
     for (const s of joins.snapshots) {
