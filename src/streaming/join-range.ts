@@ -187,8 +187,8 @@ export function extractRange(
     // date_diff(u, right, left) = -(left - right): the bounds swap and change sign.
     const [lo, hi] = flipped
       ? [
-          { value: -upper.value, strict: upper.strict },
-          { value: -lower.value, strict: lower.strict },
+          { value: 0 - upper.value, strict: upper.strict },
+          { value: 0 - lower.value, strict: lower.strict },
         ]
       : [lower, upper];
     range = {
