@@ -87,6 +87,8 @@ export const ERRORS = {
   },
   BAD_ARGUMENTS: { code: 36, status: 400, system: 'timeplusd', message: '{detail}' },
   NOT_IMPLEMENTED: { code: 48, status: 400, system: 'timeplusd', message: '{detail}' },
+  INVALID_RANGE_JOIN: { code: 62, status: 400, system: 'timeplusd', message: '{detail}' },
+  INVALID_JOIN_ON_EXPRESSION: { code: 403, status: 400, system: 'timeplusd', message: '{detail}' },
   INCORRECT_QUERY: { code: 80, status: 400, system: 'timeplusd', message: '{detail}' },
   ILLEGAL_COLUMN: { code: 44, status: 400, system: 'timeplusd', message: '{detail}' },
   UNEXPECTED_EXPRESSION: { code: 183, status: 400, system: 'timeplusd', message: '{detail}' },

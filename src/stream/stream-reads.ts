@@ -28,7 +28,47 @@ export function historicalSource(def: StreamDefinition): string {
   return latestPerKeySource(def);
 }
 
-function latestPerKeySource(def: StreamDefinition): string {
+/**
+ * The latest row per primary key among the rows with `_tp_sn <= maxSn` (an SQL expression, e.g. a
+ * streaming step's placeholder): a kv stream as it was at that point of its history.
+ */
+export function latestRowsUpTo(def: StreamDefinition, maxSn: string): string {
+  return latestPerKeySource(def, `${quoteIdent(TP_SN)} <= ${maxSn}`);
+}
+
+/**
+ * The last `versions` rows per primary key (by sequence number) among the rows with
+ * `_tp_sn <= maxSn`: the right side of an ASOF join against a kv stream (Proton's keep_versions).
+ */
+export function lastVersionsUpTo(def: StreamDefinition, maxSn: string, versions: number): string {
+  const sn = quoteIdent(TP_SN);
+  return `(SELECT *, ${sn} FROM ${frontTable(def)} WHERE ${sn} <= ${maxSn} ORDER BY ${sn} DESC LIMIT ${versions} BY ${def.keyColumns.join(', ')})`;
+}
+
+/**
+ * The stored columns of a kv stream plus `_tp_sn`, to keep a copy of some of its rows in an engine
+ * table that `latestRowsIn` reads (e.g. a streaming join's right side).
+ */
+export function keptRowsSelect(def: StreamDefinition, where: string): string {
+  const columns = [...def.columns.map((c) => quoteIdent(c.name)), quoteIdent(TP_SN)];
+  return `SELECT ${columns.join(', ')} FROM ${frontTable(def)} WHERE ${where}`;
+}
+
+/** The latest row per primary key among the rows kept in `table` (see `keptRowsSelect`). */
+export function latestRowsIn(def: StreamDefinition, table: string): string {
+  return latestPerKeySource(def, undefined, table);
+}
+
+/** The rows of `table` (see `keptRowsSelect`) that are the latest of their key (compaction). */
+export function latestRowsOnly(def: StreamDefinition, table: string): string {
+  const order =
+    def.versionColumn === TP_SN
+      ? `${quoteIdent(TP_SN)} DESC`
+      : `${quoteIdent(def.versionColumn)} DESC, ${quoteIdent(TP_SN)} DESC`;
+  return `SELECT * FROM ${table} ORDER BY ${order} LIMIT 1 BY ${def.keyColumns.join(', ')}`;
+}
+
+function latestPerKeySource(def: StreamDefinition, where?: string, from = frontTable(def)): string {
   const keys = def.keyColumns;
   const keySet = new Set(keys.map((k) => k.trim()));
   // Carry every non-key column (ALIAS columns and _tp_sn too) through argMax in one tuple.
@@ -45,7 +85,7 @@ function latestPerKeySource(def: StreamDefinition): string {
     ...keys.map((k, i) => `${k} AS ${keyAlias(def, k, i)}`),
     ...carried.map((c, i) => `tupleElement(__tp_latest, ${i + 1}) AS ${quoteIdent(c)}`),
   ];
-  const inner = `SELECT ${keys.join(', ')}, argMax(${tuple}, ${order}) AS __tp_latest FROM ${frontTable(def)} GROUP BY ${keys.join(', ')}`;
+  const inner = `SELECT ${keys.join(', ')}, argMax(${tuple}, ${order}) AS __tp_latest FROM ${from}${where ? ` WHERE ${where}` : ''} GROUP BY ${keys.join(', ')}`;
   let sql = `SELECT ${outer.join(', ')} FROM (${inner})`;
   if (def.mode === 'changelog_kv') {
     const delta = carried.indexOf(TP_DELTA) + 1;

@@ -28,4 +28,9 @@ export const P = {
   versionBases: '__TRB_EV_BASES__',
   lo: (i: number) => `__TRB_LO_${i}__`,
   hi: (i: number) => `__TRB_HI_${i}__`,
+  /** A kv source read as of this sequence number, all keys (`all` 1) or those changed in (lo, hi]. */
+  at: (i: number) => `__TRB_AT_${i}__`,
+  all: (i: number) => `__TRB_ALL_${i}__`,
+  /** The `_tp_delta` of a part of a join of kv streams: -1 (retraction) or 1. */
+  delta: '__TRB_DELTA__',
 } as const;

@@ -8,6 +8,7 @@ import type { QueryAnalysis, ResultColumn } from '../queries/query-types.ts';
 import type { ExecutionProgress, PipelineStep, ResultSink } from '../queries/result-sink.ts';
 import { rowsFromLines, wideIntegerColumns } from '../queries/row-codec.ts';
 import { DerivedRanges } from './derived-ranges.ts';
+import { type StepInputs, type StepPart, stepInputs, unionOf } from './join-inputs.ts';
 import { carryLiteral, carryMarker, keyedCarryLiteral } from './lag-rewrite.ts';
 import { SESSION_ROWS, sessionRowsSql } from './session-planner.ts';
 import { type Session, type SessionRow, SessionTracker } from './session-tracker.ts';
@@ -57,6 +58,8 @@ export class StreamingExecution implements RowsPlan {
 
   /** The engine, each statement holding the flush locks of the streams this query reads. */
   private readonly engine: Engine;
+  /** What each step reads: the sources' new ranges, or a join's parts. */
+  private readonly inputs: StepInputs;
 
   constructor(
     private readonly rawEngine: Engine,
@@ -72,6 +75,12 @@ export class StreamingExecution implements RowsPlan {
     // Reading steps carry SQL derived from the user's query: they run under the engine's readonly.
     const engine = userSqlEngine(rawEngine);
     this.engine = keys.length > 0 ? guardedEngine(engine, (work) => ranges.read(keys, work)) : engine;
+    this.inputs = stepInputs(
+      program.join,
+      program.startAfter,
+      this.engine,
+      program.tailVariants?.initial !== undefined,
+    );
     this.header = program.header;
     this.wide = wideIntegerColumns(program.header);
     const w = program.aggregation?.window;
@@ -261,20 +270,37 @@ export class StreamingExecution implements RowsPlan {
     this.progressStats.scannedRows += rows;
     const p = this.program;
     await this.admitDedupKeys(values);
+    const parts = await this.inputs.parts(values);
     if (p.tail) {
       const carries = p.lags ? this.carryValues(p.lags.depths) : {};
-      const sql = p.tail.fill({ ...values, ...carries, [P.emitVersion]: this.emitVersion });
-      const text = await this.timed('Tail', () => this.engine.query(sql, { settings: { max_threads: 1 } }));
-      await this.output(rowsFromLines(text, this.wide), sink, p.changelog ? 'tail' : undefined);
+      const sql = unionOf(
+        parts.map((part) =>
+          ((part.variant && p.tailVariants?.[part.variant]) || p.tail!).fill({
+            ...part.values,
+            ...carries,
+            [P.emitVersion]: this.emitVersion,
+          }),
+        ),
+        true,
+      );
+      if (sql !== undefined) {
+        const text = await this.timed('Tail', () => this.engine.query(sql, { settings: { max_threads: 1 } }));
+        await this.output(rowsFromLines(text, this.wide), sink, p.changelog ? 'tail' : undefined);
+      }
       if (p.lags) await this.carryForward(p.lags.carry.fill(values), p.lags.depths.length);
     } else if (state && p.aggregation) {
-      await this.fold(values, state, sink, backfill);
+      this.joinFoldedRows = true;
+      await this.fold(values, parts, state, sink, backfill);
     } else if (p.session && this.sessions) {
       await this.sessionStep(values, sink);
     }
     for (const c of cursors) c.after = values[P.hi(c.source.index)] ?? c.after;
-    return rows > 0;
+    // A join whose new rows met nothing gave the aggregation no rows: no periodic emit for it.
+    return rows > 0 && this.joinFoldedRows;
   }
+
+  /** The last step's join output gave its aggregation rows (always true without a join). */
+  private joinFoldedRows = true;
 
   private dedupSteps = 0;
 
@@ -412,8 +438,25 @@ export class StreamingExecution implements RowsPlan {
     await this.output(out, sink, undefined);
   }
 
-  private async fold(values: Record<string, number>, state: StateTable, sink: ResultSink, backfill: boolean) {
+  private async fold(
+    values: Record<string, number>,
+    parts: readonly StepPart[],
+    state: StateTable,
+    sink: ResultSink,
+    backfill: boolean,
+  ) {
     const agg = this.program.aggregation!;
+    // A join step with nothing to fold (e.g. only versioned_kv updates) changes no group.
+    const joined = this.program.join !== undefined;
+    if (parts.length === 0) {
+      this.joinFoldedRows = false;
+      return;
+    }
+    const foldSql = (fills: Record<string, string | number>) => {
+      const sql = unionOf(parts.map((part) => agg.fold.fill({ ...part.values, ...fills }))) as string;
+      // An empty join output folds nothing, not a keyless aggregate's row of zeros.
+      return joined ? `SELECT * FROM (${sql}) SETTINGS empty_result_for_aggregation_by_empty_set = 1` : sql;
+    };
     const policy = this.program.policy;
     const batch = ++this.batch;
     let advanced = false;
@@ -423,7 +466,7 @@ export class StreamingExecution implements RowsPlan {
       // during a backfill the watermark is muted (Proton's processWithMutedWatermark). The same
       // engine call folds the batch and reads its largest event time per substream.
       const wm = backfill ? `toInt64(${-(2n ** 63n) + 1n})` : this.watermark.lookupSql(window.sourceKeySql);
-      const fold = agg.fold.fill({ ...values, [P.watermark]: wm, [P.batch]: batch });
+      const fold = foldSql({ [P.watermark]: wm, [P.batch]: batch });
       const maxText = await this.timed('Aggregate', () => state.append(fold, window.maxTime.fill(values)));
       const maxima = new Map<string, bigint>();
       for (const line of maxText.split('\n')) {
@@ -435,9 +478,13 @@ export class StreamingExecution implements RowsPlan {
       const maxNs = this.watermark.maxEventTime();
       if (maxNs !== undefined) this.progressStats.lastEventTime = millisFromNanos(maxNs);
     } else {
-      await this.timed('Aggregate', () =>
-        state.append(agg.fold.fill({ ...values, [P.watermark]: 0, [P.batch]: batch })),
+      const folded = await this.timed('Aggregate', () =>
+        state.append(
+          foldSql({ [P.watermark]: 0, [P.batch]: batch }),
+          joined ? `SELECT count() FROM ${state.name} WHERE __batch = ${batch}` : undefined,
+        ),
       );
+      if (joined && !/[1-9]/.test(folded)) this.joinFoldedRows = false;
     }
     if (state.appendsSinceCompact >= COMPACT_EVERY)
       await this.timed('Compact', () => state.compact(agg.compact));
@@ -603,6 +650,9 @@ export class StreamingExecution implements RowsPlan {
 }
 
 async function dropQueryTables(engine: Engine, program: StreamingProgram): Promise<void> {
+  for (const t of program.snapshots ?? []) {
+    await engine.query(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
+  }
   for (const d of program.dedups ?? []) {
     await engine.query(`DROP TABLE IF EXISTS ${d.table}`).catch(() => undefined);
   }

@@ -11,18 +11,29 @@ import {
   isAggregation,
 } from '../sql/analyzer/query-facts.ts';
 import { call, ident, num } from '../sql/ast/build.ts';
-import type { Expr, FunctionCall } from '../sql/ast/expression.ts';
+import type { Expr, FunctionCall, Setting } from '../sql/ast/expression.ts';
 import type { FromItem, Query, SelectQuery, TableFunctionRef } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
-import type { TableResolver } from '../sql/translator/resolver.ts';
+import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
 import { translateExpression, translateQuery } from '../sql/translator/translate.ts';
 import { splitWindowArgs } from '../sql/translator/window-sources.ts';
 import { toClickHouseType, toProtonType } from '../sql/types/proton-types.ts';
-import { rangeSource } from '../stream/stream-reads.ts';
+import { isKvMode } from '../stream/stream-definition.ts';
+import {
+  keptRowsSelect,
+  lastVersionsUpTo,
+  latestRowsIn,
+  latestRowsOnly,
+  latestRowsUpTo,
+  rangeSource,
+} from '../stream/stream-reads.ts';
 import { STATE_TABLE, splitAggregation } from './aggregate-split.ts';
 import { DedupStates } from './dedup-state.ts';
 import { applyEmitLast } from './emit-last.ts';
 import { type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
+import type { TailVariant } from './join-inputs.ts';
+import { planJoins } from './join-planner.ts';
+import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT } from './join-program.ts';
 import { carryLiteral, carryMarker, rewriteLags } from './lag-rewrite.ts';
 import { planSession, SESSION_ROWS, SESSION_VERSION, sessionRowsSql } from './session-planner.ts';
 import { P, SqlTemplate } from './sql-template.ts';
@@ -117,6 +128,15 @@ function readsBoundSource(s: SelectQuery): boolean {
   return JSON.stringify(s.from ?? {}).includes('__trb_src_');
 }
 
+/** SETTINGS keep_versions: versions per key an ASOF join against versioned_kv keeps (Proton: 3). */
+function keepVersions(settings: readonly Setting[]): number {
+  const s = settings.find((x) => x.name.toLowerCase() === 'keep_versions');
+  const n = s?.value.kind === 'Number' ? Number(s.value.text) : 3;
+  if (!Number.isInteger(n) || n < 1)
+    throw err('BAD_ARGUMENTS', { detail: 'keep_versions must be a whole number of versions, at least 1' });
+  return n;
+}
+
 /** Describe a query's result columns, in Proton type names. */
 async function describe(engine: Engine, sql: string): Promise<ResultColumn[]> {
   const r = await engine.query(`DESCRIBE (${sql})`, { format: 'JSONCompactEachRow', userSql: true });
@@ -130,19 +150,40 @@ async function describe(engine: Engine, sql: string): Promise<ResultColumn[]> {
     });
 }
 
-const EMPTY_RANGES = (sources: readonly BoundSource[]) =>
-  Object.fromEntries(
+const EMPTY_RANGES = (sources: readonly BoundSource[]) => ({
+  ...Object.fromEntries(
     sources.flatMap((s) => [
       [P.lo(s.index), 0],
       [P.hi(s.index), 0],
     ]),
-  );
+  ),
+  ...Object.fromEntries(
+    sources.flatMap((s) => [
+      [P.at(s.index), 0],
+      [P.all(s.index), 1],
+    ]),
+  ),
+  [P.delta]: 1,
+  [JOIN_MIN_LEFT]: 0,
+  [JOIN_MIN_RIGHT]: 0,
+});
 
 /**
  * Plan a streaming query: bind its streams to range reads, classify it (tail, global or window
  * aggregation), resolve its emit policy and start positions, and prepare the SQL of its steps.
  */
 export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext): Promise<StreamingProgram> {
+  // Engine tables made while planning (join snapshots) are dropped if planning fails.
+  const created: string[] = [];
+  try {
+    return await plan(query, ctx, created);
+  } catch (e) {
+    for (const t of created) await ctx.engine.query(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
+    throw e;
+  }
+}
+
+async function plan(query: Query, ctx: StreamingPlanContext, created: string[]): Promise<StreamingProgram> {
   if (query.kind === 'Union')
     throw err('NOT_IMPLEMENTED', { detail: 'UNION of streaming queries is not supported yet' });
   const binder = new StreamBinder({
@@ -208,17 +249,109 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
   // Tail rows leave in ingest order: the range read is ordered by `_tp_sn` and tail steps run
   // single-threaded, so filters and projections keep that order.
   const ordered = !aggregating;
-  const rangeSql = (s: BoundSource) =>
-    `(SELECT *, _tp_sn FROM ${s.kind === 'stream' ? rangeSource(s.definition) : s.table} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}${ordered ? ' ORDER BY _tp_sn' : ''})`;
-  const resolver: TableResolver = binder.resolver(rangeSql);
+  // Sources a join reads as their latest row per key (versioned_kv right sides), set below.
+  let latestSources: ReadonlyMap<number, number> = new Map();
+  // Right sides of enrichment joins whose rows are kept in an engine table (join-inputs.ts).
+  const keptTables = new Map<number, string>();
+  let changelogSources: ReadonlySet<number> = new Set();
+  const rangeSql = (s: BoundSource) => {
+    if (s.kind === 'stream' && changelogSources.has(s.index)) {
+      // As of __TRB_AT_i__: every key, or only the keys changed in (lo, hi].
+      const def = s.definition;
+      const keys = def.keyColumns.join(', ');
+      return `(SELECT * FROM ${latestRowsUpTo(def, P.at(s.index))} WHERE ${P.all(s.index)} = 1 OR (${keys}) IN (SELECT ${keys} FROM ${rangeSource(def)} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}))`;
+    }
+    const kept = keptTables.get(s.index);
+    if (s.kind === 'stream' && kept !== undefined) return latestRowsIn(s.definition, kept);
+    const versions = s.kind === 'stream' ? latestSources.get(s.index) : undefined;
+    if (s.kind === 'stream' && versions !== undefined)
+      return versions === 1
+        ? latestRowsUpTo(s.definition, P.hi(s.index))
+        : lastVersionsUpTo(s.definition, P.hi(s.index), versions);
+    return `(SELECT *, _tp_sn FROM ${s.kind === 'stream' ? rangeSource(s.definition) : s.table} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}${ordered ? ' ORDER BY _tp_sn' : ''})`;
+  };
+  const ranged: TableResolver = binder.resolver(rangeSql);
+  // `table(s)` joined with a stream reads its snapshot (join-planner.ts), once planned.
+  const snapshots = new Map<string, ResolvedTable>();
+  const resolver: TableResolver = {
+    ...ranged,
+    resolve: (db, name) => (db === undefined ? snapshots.get(name) : undefined) ?? ranged.resolve(db, name),
+  };
   // dedup() over a range read keeps its keys across steps (dedup-state.ts).
   const dedups = new DedupStates();
   const streamingDedup = dedups.hook((sql) => /__TRB_LO_\d+__/.test(sql));
   const translate = (q: SelectQuery, r: TableResolver = resolver) =>
     translateQuery(q, { resolver: r, streamingFunction, streamingDedup });
 
+  // Joins of streams: refuse what cannot be answered right; plan how each step reads its sides.
+  const joins = await planJoins(
+    select,
+    sources,
+    {
+      engine: ctx.engine,
+      keepVersions: keepVersions(settings),
+      resolver: ranged,
+      translate: (q) => translate(q),
+      snapshotTable: () => `${STATE_DB}.s_${randomUUID().replaceAll('-', '')}`,
+    },
+    !aggregating ? 'tail' : wf?.name.toLowerCase() === 'session' ? 'session' : wf ? 'window' : 'aggregation',
+  );
+  select = joins.select;
+  latestSources = joins.latestSources;
+  changelogSources = joins.changelogSources ?? new Set();
+  // A join of kv streams starts from both sides' whole history (their state).
+  for (const i of changelogSources) startAfter[i] = -1;
+  if (joins.snapshots.length > 0) {
+    await ctx.engine.query(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(STATE_DB)}`);
+    for (const s of joins.snapshots) {
+      // Taken now, when the query starts; dropped when it ends (or is disposed).
+      created.push(s.table);
+      await ctx.engine.query(s.create);
+      snapshots.set(s.name, s.resolved);
+    }
+  }
+  const snapshotTables = joins.snapshots.map((s) => s.table);
+  let join = joins.program;
+  const kvRight = join?.kind === 'enrich' ? sources[join.right] : undefined;
+  if (join?.kind === 'enrich' && kvRight?.kind === 'stream' && latestSources.get(join.right) === 1) {
+    // The right side's rows up to the start, kept in an engine table; each step appends its range.
+    const table = `${STATE_DB}.k_${randomUUID().replaceAll('-', '')}`;
+    await ctx.engine.query(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(STATE_DB)}`);
+    created.push(table);
+    await ctx.engine.query(
+      `CREATE TABLE ${table} ENGINE = Memory AS ${keptRowsSelect(kvRight.definition, `_tp_sn <= ${startAfter[join.right] ?? -1}`)}`,
+    );
+    snapshotTables.push(table);
+    keptTables.set(join.right, table);
+    const def = kvRight.definition;
+    join = {
+      ...join,
+      kept: {
+        table,
+        append: new SqlTemplate(
+          `INSERT INTO ${table} ${keptRowsSelect(def, `_tp_sn > ${P.lo(join.right)} AND _tp_sn <= ${P.hi(join.right)}`)}`,
+        ),
+        compact: latestRowsOnly(def, table),
+      },
+    };
+  }
+
   if (shape === 'tail') {
     const lags = rewriteLags(select);
+    if (lags && join)
+      throw err('NOT_IMPLEMENTED', { detail: 'lag() over a join of streams is not supported yet' });
+    // A versioned_kv / changelog_kv stream read on its own: the first step is its latest row per
+    // key (all of its history up to then), later steps its changes (streaming-sql-notes.md §1.2).
+    const only = sources.length === 1 ? sources[0] : undefined;
+    const kv = !join && !lags && only?.kind === 'stream' && isKvMode(only.definition.mode) ? only : undefined;
+    const variants: Partial<Record<TailVariant, SqlTemplate>> = {};
+    if (joins.innerSelect) variants.inner = new SqlTemplate(translate(joins.innerSelect));
+    if (kv) {
+      latestSources = new Map([[kv.index, 1]]);
+      variants.initial = new SqlTemplate(translate(lags?.select ?? select));
+      latestSources = new Map();
+      startAfter[kv.index] = -1;
+    }
     const tail = new SqlTemplate(translate(lags?.select ?? select));
     const noCarry = Object.fromEntries(
       (lags?.values ?? []).map((v, i) => [carryMarker(i), carryLiteral([], v.depth)]),
@@ -240,6 +373,9 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
       policy,
       header,
       tail,
+      ...(Object.keys(variants).length ? { tailVariants: variants } : {}),
+      ...(join ? { join } : {}),
+      ...(snapshotTables.length ? { snapshots: snapshotTables } : {}),
       children,
       dedups: dedups.programs,
       ...(lags
@@ -256,7 +392,7 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
     };
   }
 
-  if (sources.length > 1)
+  if (sources.length > 1 && !join)
     throw err('NOT_IMPLEMENTED', { detail: 'aggregations over more than one stream are not supported yet' });
   if (wf && wf.name.toLowerCase() === 'session') {
     // emit_version() counts emits per substream: each session row carries its substream's version.
@@ -286,6 +422,7 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
       policy,
       header,
       session,
+      ...(snapshotTables.length ? { snapshots: snapshotTables } : {}),
       children,
       dedups: dedups.programs,
       ...(limit !== undefined ? { limit } : {}),
@@ -465,6 +602,8 @@ export async function planStreamingQuery(query: Query, ctx: StreamingPlanContext
     policy,
     header,
     aggregation,
+    ...(join ? { join } : {}),
+    ...(snapshotTables.length ? { snapshots: snapshotTables } : {}),
     children,
     dedups: dedups.programs,
     ...(limit !== undefined ? { limit } : {}),

@@ -2,6 +2,8 @@ import type { ResultColumn } from '../queries/query-types.ts';
 import type { AggregateSplit } from './aggregate-split.ts';
 import type { DedupProgram } from './dedup-state.ts';
 import type { EmitPolicy } from './emit-policy.ts';
+import type { TailVariant } from './join-inputs.ts';
+import type { JoinProgram } from './join-program.ts';
 import type { SessionProgram } from './session-planner.ts';
 import type { SqlTemplate } from './sql-template.ts';
 import type { BoundSource, DerivedSource } from './stream-bindings.ts';
@@ -23,6 +25,15 @@ export interface StreamingProgram {
   readonly header: ResultColumn[];
   /** Tail: the SQL reading a range and producing result rows. */
   readonly tail?: SqlTemplate;
+  /**
+   * Variants of the tail a step part may ask for (join-inputs.ts): `inner`, a LEFT JOIN of two
+   * streams joined INNER; `initial`, the first step over a kv stream (its latest row per key).
+   */
+  readonly tailVariants?: Partial<Record<TailVariant, SqlTemplate>>;
+  /** Engine tables holding `table(s)` sides of joins as the query started (dropped at its end). */
+  readonly snapshots?: readonly string[];
+  /** Joins of streams: how each step fills its SQL per part (join-inputs.ts). */
+  readonly join?: JoinProgram;
   /** Tail with lag()/lags(): reads each lagged expression's last values of a range, newest first. */
   readonly lags?: {
     readonly carry: SqlTemplate;

@@ -33,6 +33,10 @@ export const PROTON_RENAMES: Readonly<Record<string, string>> = {
   to_base64: 'base64Encode',
   from_base64: 'base64Decode',
   filesystem_unreserved: 'filesystemUnreserved',
+  // date_add(t, 1s) / date_sub(t, 1s): a time plus or minus an interval (the engine's date_add is a
+  // parser-level alias, absent from its function list)
+  date_add: 'plus',
+  date_sub: 'minus',
   // Proton conversion helpers (functions_for_type): integer and floating point of any input
   to_int: 'toInt64',
   to_float: 'toFloat64',

@@ -1,0 +1,282 @@
+import type { Engine } from '../engine/engine.ts';
+import {
+  type EnrichJoin,
+  JOIN_MIN_LEFT,
+  JOIN_MIN_RIGHT,
+  type JoinProgram,
+  type RangeJoin,
+} from './join-program.ts';
+import { P, type SqlTemplate } from './sql-template.ts';
+
+export type TailVariant = 'inner' | 'initial';
+
+/** One fill of a step's SQL: the union of a step's parts is its rows. */
+export interface StepPart {
+  readonly values: Readonly<Record<string, string | number>>;
+  /**
+   * Fill a variant of the step's SQL: `inner`, the query's INNER JOIN form (the parts that right
+   * rows of a LEFT JOIN trigger); `initial`, the query over a kv stream's latest row per key.
+   */
+  readonly variant?: TailVariant;
+}
+
+/**
+ * What a step reads (range in, parts out): given each source's new range `(lo, hi]`, the fills of
+ * the step's SQL. A query over one stream has one part, the ranges themselves; a join has one part
+ * per side that got rows (join-program.ts), and the range join keeps its watermarks here.
+ */
+export interface StepInputs {
+  parts(ranges: Readonly<Record<string, number>>): Promise<StepPart[]>;
+}
+
+/** The inputs of a program: plain ranges, or its join's parts. */
+export function stepInputs(
+  join: JoinProgram | undefined,
+  startAfter: readonly number[],
+  engine: Engine,
+  kvInitial = false,
+): StepInputs {
+  if (!join && kvInitial) {
+    // A streaming read of a versioned_kv / changelog_kv stream: its first step is the latest row
+    // per key (the compacted state), then the changes as they come (streaming-sql-notes.md §1.2).
+    let first = true;
+    return {
+      parts: async (ranges) => {
+        const initial = first;
+        first = false;
+        return [{ values: ranges, ...(initial ? { variant: 'initial' as const } : {}) }];
+      },
+    };
+  }
+  if (!join) return { parts: async (ranges) => [{ values: ranges }] };
+  switch (join.kind) {
+    case 'expand':
+      return {
+        parts: async (ranges) => expandParts(join.sources, startAfter, ranges, join.leftJoin ?? false),
+      };
+    case 'enrich':
+      return new EnrichInputs(join, engine);
+    case 'range':
+      return new RangeJoinInputs(join, startAfter, engine);
+    case 'changelog':
+      return { parts: async (ranges) => changelogParts(join.left, join.right, ranges) };
+  }
+}
+
+/** Compact the kept right rows of an enrichment after this many appends. */
+const COMPACT_EVERY = 64;
+
+/**
+ * Dynamic enrichment: only left rows make output; the right side is its latest row per key up to
+ * this step, read from the kept rows (join-program.ts EnrichJoin) when there are.
+ */
+class EnrichInputs implements StepInputs {
+  private appends = 0;
+
+  constructor(
+    private readonly join: EnrichJoin,
+    private readonly engine: Engine,
+  ) {}
+
+  async parts(ranges: Readonly<Record<string, number>>): Promise<StepPart[]> {
+    const { left, right, kept } = this.join;
+    const loR = ranges[P.lo(right)] ?? 0;
+    const hiR = ranges[P.hi(right)] ?? 0;
+    if (kept && hiR > loR) {
+      await this.engine.query(kept.append.fill(ranges));
+      if (++this.appends >= COMPACT_EVERY) {
+        this.appends = 0;
+        const next = `${kept.table}_c`;
+        await this.engine.query(`DROP TABLE IF EXISTS ${next}`);
+        await this.engine.query(`CREATE TABLE ${next} ENGINE = Memory AS ${kept.compact}`);
+        await this.engine.query(`EXCHANGE TABLES ${kept.table} AND ${next}`);
+        await this.engine.query(`DROP TABLE ${next}`);
+      }
+    }
+    if ((ranges[P.hi(left)] ?? 0) <= (ranges[P.lo(left)] ?? 0)) return [];
+    return [{ values: { ...ranges, [P.lo(right)]: -1 } }];
+  }
+}
+
+/** The four parts of a join of kv streams (join-program.ts ChangelogJoin), in emit order. */
+function changelogParts(left: number, right: number, ranges: Readonly<Record<string, number>>): StepPart[] {
+  const loL = ranges[P.lo(left)] ?? 0;
+  const hiL = ranges[P.hi(left)] ?? 0;
+  const loR = ranges[P.lo(right)] ?? 0;
+  const hiR = ranges[P.hi(right)] ?? 0;
+  /** Source `i` as of `at`: every key, or only the keys changed in (lo, hi]. */
+  const side = (i: number, at: number, changed?: [number, number]) => ({
+    [P.at(i)]: at,
+    [P.all(i)]: changed ? 0 : 1,
+    [P.lo(i)]: changed?.[0] ?? 0,
+    [P.hi(i)]: changed?.[1] ?? 0,
+  });
+  const parts: StepPart[] = [];
+  const part = (values: Record<string, number>, delta: number) =>
+    parts.push({ values: { ...ranges, ...values, [P.delta]: delta } });
+  if (hiL > loL) {
+    part({ ...side(left, loL, [loL, hiL]), ...side(right, loR) }, -1);
+    part({ ...side(left, hiL, [loL, hiL]), ...side(right, loR) }, 1);
+  }
+  if (hiR > loR) {
+    part({ ...side(left, hiL), ...side(right, loR, [loR, hiR]) }, -1);
+    part({ ...side(left, hiL), ...side(right, hiR, [loR, hiR]) }, 1);
+  }
+  return parts;
+}
+
+/** `Σ_i S_<i (to hi) ⋈ dS_i ⋈ S_>i (to lo)`, each source from its own start. */
+function expandParts(
+  order: readonly number[],
+  startAfter: readonly number[],
+  ranges: Readonly<Record<string, number>>,
+  leftJoin: boolean,
+): StepPart[] {
+  const parts: StepPart[] = [];
+  order.forEach((i, k) => {
+    const lo = ranges[P.lo(i)] ?? 0;
+    const hi = ranges[P.hi(i)] ?? 0;
+    if (hi <= lo) return;
+    const values: Record<string, number> = { ...ranges };
+    order.forEach((j, m) => {
+      if (m === k) return;
+      values[P.lo(j)] = startAfter[j] ?? -1;
+      values[P.hi(j)] = m < k ? (ranges[P.hi(j)] ?? 0) : (ranges[P.lo(j)] ?? 0);
+    });
+    parts.push({ values, ...(leftJoin && k > 0 ? { variant: 'inner' as const } : {}) });
+  });
+  return parts;
+}
+
+const NO_BOUND = (-(2n ** 63n) + 1n).toString();
+
+/**
+ * Proton's range join over the stored sides (join-program.ts RangeJoin). Per step, one engine call
+ * reads the largest bucket of each side's new rows and where each side's live rows start; the
+ * watermarks then decide which new rows are late and which stored rows are still live:
+ * left rows first (`dL ⋈ R_live`), then right rows (`L_live ⋈ dR`, dL included).
+ */
+class RangeJoinInputs implements StepInputs {
+  private leftMark: bigint | undefined;
+  private rightMark: bigint | undefined;
+  private combined: bigint | undefined;
+  /** Rows with `_tp_sn <= liveFrom` on a side can no longer match (pruned or before the start). */
+  private liveFromLeft: number;
+  private liveFromRight: number;
+
+  constructor(
+    private readonly join: RangeJoin,
+    startAfter: readonly number[],
+    private readonly engine: Engine,
+  ) {
+    this.liveFromLeft = startAfter[join.left] ?? -1;
+    this.liveFromRight = startAfter[join.right] ?? -1;
+  }
+
+  async parts(ranges: Readonly<Record<string, number>>): Promise<StepPart[]> {
+    const { left, right, bucket } = this.join;
+    const loL = ranges[P.lo(left)] ?? 0;
+    const hiL = ranges[P.hi(left)] ?? 0;
+    const loR = ranges[P.lo(right)] ?? 0;
+    const hiR = ranges[P.hi(right)] ?? 0;
+    if (hiL <= loL && hiR <= loR) return [];
+    const c0 = this.combined;
+    const info = await this.info(ranges, c0, loL, loR);
+
+    if (info.leftMax !== undefined && (c0 === undefined || info.leftMax >= c0 - bucket))
+      this.leftMark = max(this.leftMark, info.leftMax);
+    const c1 = this.combine();
+    if (info.rightMax !== undefined && (c1 === undefined || info.rightMax >= c1 - bucket))
+      this.rightMark = max(this.rightMark, info.rightMax);
+    this.combined = this.combine();
+
+    const parts: StepPart[] = [];
+    if (hiL > loL) {
+      parts.push({
+        values: {
+          ...ranges,
+          [P.lo(right)]: this.liveFromRight,
+          [P.hi(right)]: loR,
+          [JOIN_MIN_LEFT]: c0 === undefined ? NO_BOUND : (c0 - bucket).toString(),
+          [JOIN_MIN_RIGHT]: c0 === undefined ? NO_BOUND : c0.toString(),
+        },
+      });
+    }
+    if (hiR > loR) {
+      parts.push({
+        values: {
+          ...ranges,
+          [P.lo(left)]: this.liveFromLeft,
+          [P.hi(left)]: hiL,
+          [JOIN_MIN_LEFT]: c1 === undefined ? NO_BOUND : c1.toString(),
+          [JOIN_MIN_RIGHT]: c1 === undefined ? NO_BOUND : (c1 - bucket).toString(),
+        },
+        ...(this.join.leftJoin ? { variant: 'inner' as const } : {}),
+      });
+    }
+    // Where the live rows start, as of the watermark before this step (still a safe bound).
+    if (info.leftLive !== null) this.liveFromLeft = info.leftLive === undefined ? loL : info.leftLive - 1;
+    if (info.rightLive !== null) this.liveFromRight = info.rightLive === undefined ? loR : info.rightLive - 1;
+    return parts;
+  }
+
+  private combine(): bigint | undefined {
+    if (this.leftMark === undefined || this.rightMark === undefined) return this.combined;
+    // bigint: no Math.min / Math.max.
+    const c = min(this.leftMark, this.rightMark);
+    return max(this.combined, c);
+  }
+
+  /** Largest new bucket per side; first live sn per side (null: not computed this step). */
+  private async info(
+    ranges: Readonly<Record<string, number>>,
+    c0: bigint | undefined,
+    loL: number,
+    loR: number,
+  ): Promise<{
+    leftMax?: bigint;
+    rightMax?: bigint;
+    leftLive: number | undefined | null;
+    rightLive: number | undefined | null;
+  }> {
+    const { left, right } = this.join;
+    const [maxL, maxR] = this.join.maxBucket;
+    const [liveL, liveR] = this.join.liveSn;
+    const live = (t: SqlTemplate | undefined, i: number, from: number, to: number, min: string) =>
+      c0 === undefined || !t
+        ? 'NULL'
+        : `(${t.fill({ ...ranges, [P.lo(i)]: from, [P.hi(i)]: to, [JOIN_MIN_LEFT]: min, [JOIN_MIN_RIGHT]: min })})`;
+    const sql = `SELECT (${maxL.fill(ranges)}), (${maxR.fill(ranges)}), ${live(liveL, left, this.liveFromLeft, loL, String(c0))}, ${live(liveR, right, this.liveFromRight, loR, String(c0))}`;
+    const text = (await this.engine.query(sql, { format: 'JSONCompactEachRow' })).text();
+    const row = JSON.parse(text.split('\n')[0] ?? '[]') as (string | null)[];
+    const big = (v: string | null | undefined) =>
+      v === null || v === undefined || v === '\\N' ? undefined : BigInt(v);
+    const sn = (v: string | null | undefined, computed: boolean) =>
+      !computed ? null : v === null || v === undefined || v === '\\N' ? undefined : Number(v);
+    return {
+      ...(big(row[0]) !== undefined ? { leftMax: big(row[0]) as bigint } : {}),
+      ...(big(row[1]) !== undefined ? { rightMax: big(row[1]) as bigint } : {}),
+      leftLive: sn(row[2], c0 !== undefined && liveL !== undefined),
+      rightLive: sn(row[3], c0 !== undefined && liveR !== undefined),
+    };
+  }
+}
+
+function min(a: bigint, b: bigint): bigint {
+  return b < a ? b : a;
+}
+
+function max(a: bigint | undefined, b: bigint): bigint {
+  return a === undefined || b > a ? b : a;
+}
+
+/**
+ * One statement answering the rows of all `selects` (undefined when there are none); `ordered`:
+ * the rows of each select after those of the one before (a changelog's retractions first).
+ */
+export function unionOf(selects: readonly string[], ordered = false): string | undefined {
+  if (selects.length <= 1) return selects[0];
+  if (!ordered) return selects.map((s) => `SELECT * FROM (${s})`).join('\nUNION ALL\n');
+  const union = selects.map((s, i) => `SELECT ${i} AS __trb_part, * FROM (${s})`).join('\nUNION ALL\n');
+  return `SELECT * EXCEPT (__trb_part) FROM (${union}) ORDER BY __trb_part`;
+}

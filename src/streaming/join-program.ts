@@ -1,0 +1,79 @@
+import type { SqlTemplate } from './sql-template.ts';
+
+/**
+ * How a query that joins streams reads its sources at each step (decided at plan time). A step's
+ * SQL is a template over the sequence ranges of the sources (`__TRB_LO_i__`, `__TRB_HI_i__`); a
+ * join fills it once per *part*, and the step's rows are the union of the parts (join-inputs.ts).
+ */
+export type JoinProgram = ExpandJoin | EnrichJoin | RangeJoin | ChangelogJoin;
+
+/**
+ * versioned_kv JOIN versioned_kv (INNER; HashJoin.h case 6): both sides are their latest row per
+ * key. A step's new left rows first retract what the replaced left rows joined (`_tp_delta` -1)
+ * and add what the new ones join (+1), against the right side before the step; then the new right
+ * rows do the same against the whole left side (0014 id 4). Each side is read as its latest rows
+ * as of a sequence number (`__TRB_AT_i__`), all keys or the keys changed in the step's range.
+ */
+export interface ChangelogJoin {
+  readonly kind: 'changelog';
+  readonly left: number;
+  readonly right: number;
+}
+
+/**
+ * Stream-to-stream joins without a time range (and a stream with itself), any number of streams:
+ * both sides are kept (in their own streams, by sequence range), so the new rows of a step are
+ * `dS1 ⋈ S2_old ⋈ ... + S1 ⋈ dS2 ⋈ S3_old ... + ... + S1 ⋈ ... ⋈ dSn` (DESIGN.md §5): source i's
+ * part reads sources before it up to this step's end, itself over the new range, and sources
+ * after it up to the previous step's end. Rows arriving on both sides in one step meet once.
+ */
+export interface ExpandJoin {
+  readonly kind: 'expand';
+  /** Source indexes in join order. */
+  readonly sources: readonly number[];
+  /** LEFT JOIN of two streams: parts triggered by right rows use the INNER template. */
+  readonly leftJoin?: boolean;
+}
+
+/**
+ * Append stream JOIN versioned_kv stream (dynamic enrichment, §1.9): only left rows make output;
+ * the right side is read as its latest row per primary key among its rows up to this step.
+ */
+export interface EnrichJoin {
+  readonly kind: 'enrich';
+  readonly left: number;
+  readonly right: number;
+  /**
+   * The right side's rows kept in an engine table (the latest per key plus the rows of the steps
+   * since the last compaction), so a step reads them instead of the whole history: `append` adds
+   * the right range of a step; `compact` keeps the latest row per key.
+   */
+  readonly kept?: { readonly table: string; readonly append: SqlTemplate; readonly compact: string };
+}
+
+/**
+ * Stream-to-stream range join (`date_diff_within`, `date_diff(...) BETWEEN`): Proton's bucketed
+ * join (HashJoin.cpp insertBlockToRangeBucketsAndJoin, BufferedStreamData): each side's rows fall
+ * in time buckets of `bucket` ns; each side's watermark is its largest bucket; the combined
+ * watermark is the smaller of the two (once both sides have rows). A new row whose bucket ends
+ * before the combined watermark is late and dropped; rows of buckets older than it are pruned.
+ */
+export interface RangeJoin {
+  readonly kind: 'range';
+  readonly left: number;
+  readonly right: number;
+  readonly leftJoin: boolean;
+  /** Bucket size in nanoseconds. */
+  readonly bucket: bigint;
+  /**
+   * Per side (left, right): `to_string(max bucket)` of the side's rows in a range (`\\N` when none),
+   * and `to_string(min _tp_sn)` of its rows whose bucket is at least `__TRB_JMIN_L__` / `_R__`
+   * (where its live rows start; undefined when the side is not a plain stream, e.g. a subquery).
+   */
+  readonly maxBucket: readonly [SqlTemplate, SqlTemplate];
+  readonly liveSn: readonly [SqlTemplate | undefined, SqlTemplate | undefined];
+}
+
+/** Placeholders of a range join's per-part filters: smallest bucket (ns) read on each side. */
+export const JOIN_MIN_LEFT = '__TRB_JMIN_L__';
+export const JOIN_MIN_RIGHT = '__TRB_JMIN_R__';
