@@ -150,11 +150,14 @@ export async function planJoins(
     if (!r || (r.kind !== 'stream' && r.kind !== 'materialized_view')) return undefined;
     const table = ctx.snapshotTable();
     const ref = `__trb_snapshot_${snapshots.length}`;
+    // Tributary's own table, not a user-named engine table: no database, so the engine allow-list
+    // (which refuses engine tables outside its list) is not asked about it.
+    const { database: _database, ...stream } = r;
     snapshots.push({
       name: ref,
       table,
       create: `CREATE TABLE ${table} ENGINE = Memory AS SELECT * FROM ${r.engineSql}`,
-      resolved: { ...r, kind: 'engine_table', engineSql: table },
+      resolved: { ...stream, kind: 'engine_table', engineSql: table },
     });
     return { kind: 'Table', name: ref, alias: f.alias ?? name, span: f.span } as unknown as AnyNode;
   });

@@ -394,6 +394,17 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
 
   if (sources.length > 1 && !join)
     throw err('NOT_IMPLEMENTED', { detail: 'aggregations over more than one stream are not supported yet' });
+  // An aggregation over a changelog input must retract (Proton rewrites it to its _retract
+  // forms); until that exists it is refused, never answered with numbers that ignore deletes and
+  // updates. A join plans its own kv sides (join-planner.ts).
+  const changelogInput = join
+    ? undefined
+    : sources.find((s) => s.kind === 'stream' && s.definition.mode !== 'append');
+  if (changelogInput?.kind === 'stream') {
+    throw err('NOT_IMPLEMENTED', {
+      detail: `streaming aggregations over a ${changelogInput.definition.mode} stream (${changelogInput.definition.name}) need retractions, which are not supported yet; aggregate table(${changelogInput.definition.name}) for the current state, or read the stream without aggregating`,
+    });
+  }
   if (wf && wf.name.toLowerCase() === 'session') {
     // emit_version() counts emits per substream: each session row carries its substream's version.
     const sessionFunction = (f: FunctionCall) =>

@@ -77,3 +77,38 @@ test('changelog: rows stream with their _tp_delta, nothing before the start', as
   ]);
   await q.cancel();
 });
+
+test('a streaming aggregation over a changelog input is refused until it retracts (never a wrong number)', async () => {
+  const vk = await api.createStream(
+    'vk_agg',
+    "(i int32, s string) PRIMARY KEY s SETTINGS mode='versioned_kv'",
+  );
+  const ckv = await api.createStream(
+    'ckv_agg',
+    "(i int32, s string) PRIMARY KEY s SETTINGS mode='changelog_kv'",
+  );
+  const cl = await api.createStream('cl_agg', "(i int32) SETTINGS mode='changelog'");
+  for (const sql of [
+    `SELECT count(), sum(i) FROM ${vk}`,
+    `SELECT s, max(i) FROM ${ckv} GROUP BY s EMIT ON UPDATE`,
+    `SELECT window_start, count() FROM tumble(${cl}, 2s) GROUP BY window_start`,
+  ]) {
+    const e = await api.startError(sql);
+    assert.equal(e.status, 400, sql);
+    assert.equal(e.code, 48, sql);
+    assert.match(e.message, /need retractions/, sql);
+  }
+  // The bounded form answers the current state.
+  await api.exec(`INSERT INTO ${vk} (i, s) VALUES (1, 'a'), (2, 'b')`);
+  await api.exec(`INSERT INTO ${vk} (i, s) VALUES (5, 'a')`);
+  const r = await api.post('/v1beta2/exec', {
+    sql: `SELECT count(), sum(i) FROM table(${vk})`,
+    type: 'historical',
+  });
+  assert.equal(r.status, 200);
+  const doc = (await r.json()) as { data: unknown[][] };
+  assert.deepEqual(
+    doc.data.map((row) => row.map(Number)),
+    [[2, 7]],
+  );
+});
