@@ -1,5 +1,5 @@
+import type { ExecutionProgress, PipelineStep, ResultSink } from '../streaming/result-sink.ts';
 import type { QueryAnalysis, ResultColumn } from './query-types.ts';
-import type { ExecutionProgress, PipelineStep, ResultSink } from './result-sink.ts';
 
 /**
  * What the planner makes of a statement: either a statement with no result (DDL, INSERT), or an

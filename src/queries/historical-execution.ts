@@ -1,7 +1,7 @@
 import type { Engine } from '../engine/engine.ts';
+import type { ExecutionProgress, PipelineStep, ResultSink } from '../streaming/result-sink.ts';
 import type { RowsPlan } from './execution.ts';
 import type { QueryAnalysis, ResultColumn } from './query-types.ts';
-import type { ExecutionProgress, PipelineStep, ResultSink } from './result-sink.ts';
 import { rowsFromLines, wideIntegerColumns } from './row-codec.ts';
 
 /**

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { type Actor, auditTimestamp } from '../catalog/audit.ts';
 import { type TributaryError, toTributaryError } from '../errors/tributary-error.ts';
+import type { PipelineStep, ResultSink } from '../streaming/result-sink.ts';
 import type { RowsPlan } from './execution.ts';
 import type { QueryInfo, QueryMetrics } from './query-types.ts';
-import type { PipelineStep, ResultSink } from './result-sink.ts';
 
 export interface QueryRequest {
   sql: string;

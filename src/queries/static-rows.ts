@@ -1,6 +1,6 @@
+import type { ExecutionProgress, PipelineStep, ResultSink } from '../streaming/result-sink.ts';
 import type { RowsPlan } from './execution.ts';
 import type { QueryAnalysis, ResultColumn } from './query-types.ts';
-import type { ExecutionProgress, PipelineStep, ResultSink } from './result-sink.ts';
 
 function emptyAnalysis(sql: string, queryType: string): QueryAnalysis {
   return {

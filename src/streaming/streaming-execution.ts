@@ -5,7 +5,7 @@ import { quoteIdent, quoteString } from '../engine/settings-clause.ts';
 import { userSqlEngine } from '../engine/user-sql-engine.ts';
 import type { RowsPlan } from '../queries/execution.ts';
 import type { QueryAnalysis, ResultColumn } from '../queries/query-types.ts';
-import type { ExecutionProgress, PipelineStep, ResultSink } from '../queries/result-sink.ts';
+import type { ExecutionProgress, PipelineStep, ResultSink } from './result-sink.ts';
 import { rowsFromLines, wideIntegerColumns } from '../queries/row-codec.ts';
 import { DerivedRanges } from './derived-ranges.ts';
 import { type StepInputs, type StepPart, stepInputs, unionOf } from './join-inputs.ts';
