@@ -53,9 +53,9 @@ export class EngineCatalog implements Catalog {
       const rec = r as CatalogRecord<T>;
       if (!filter || filter(rec)) out.push(rec);
     }
-    return out.sort(
-      (a, b) => a.audit.created_at.localeCompare(b.audit.created_at) || a.key.localeCompare(b.key),
-    );
+    // Creation order: records created in the same millisecond keep the order they were created in
+    // (the map's insertion order; a stable sort), not the order of their keys.
+    return out.sort((a, b) => a.audit.created_at.localeCompare(b.audit.created_at));
   }
 
   create<T>(kind: CatalogKind, key: string, value: T, actor: Actor): Promise<CatalogRecord<T>> {
