@@ -1,6 +1,6 @@
 import { distance } from 'fastest-levenshtein';
 import { err } from '../../errors/tributary-error.ts';
-import type { Asterisk, Expr, FunctionCall, IntervalExpr, JsonAccess } from '../ast/expression.ts';
+import type { Asterisk, Expr, FunctionCall, IntervalExpr, JsonAccess, Setting } from '../ast/expression.ts';
 import type { FromItem, Query, SelectQuery, UnionQuery } from '../ast/query.ts';
 import type { Span } from '../ast/span.ts';
 import { mapFunctionCall } from '../names/function-calls.ts';
@@ -57,6 +57,26 @@ export interface DedupCall {
 const OPERATORS = new Set(['Binary', 'Unary', 'Between', 'IsNull', 'Ternary', 'Lambda']);
 
 /** Left-associative operators whose left-deep chains print flat (see flatChain). */
+/** Proton's reserved columns, which `*` leaves out under `asterisk_include_reserved_columns = false`. */
+const RESERVED_COLUMNS = [
+  '_tp_time',
+  '_tp_delta',
+  '_tp_sn',
+  '_tp_shard',
+  '_tp_append_time',
+  '_tp_index_time',
+];
+
+/** Whether the query's SETTINGS turn `asterisk_include_reserved_columns` off. */
+function reservedColumnsHidden(settings: readonly Setting[] | undefined): boolean {
+  const s = settings?.find((x) => x.name.toLowerCase() === 'asterisk_include_reserved_columns');
+  const v = s?.value;
+  if (v?.kind === 'Bool') return !v.value;
+  if (v?.kind === 'Number') return Number(v.text) === 0;
+  if (v?.kind === 'String') return v.value === '0' || v.value.toLowerCase() === 'false';
+  return false;
+}
+
 const FLAT_CHAIN_OPS: ReadonlySet<string> = new Set(['OR', 'AND', '||', '+', '-', '*']);
 
 const CAST_FUNCTIONS = new Set([
@@ -88,6 +108,8 @@ export class ClickHousePrinter extends StatementPrinter {
   private readonly sourceScopes: Source[][] = [];
   /** Select aliases of the SELECTs being printed, innermost last. */
   private readonly aliasScopes: Map<string, Expr>[] = [];
+  /** SETTINGS asterisk_include_reserved_columns = false on the query: `*` leaves out `_tp_*` columns. */
+  private hideReserved: boolean | undefined;
   private viewDepth = 0;
 
   constructor(private readonly options: TranslateOptions) {
@@ -230,7 +252,9 @@ export class ClickHousePrinter extends StatementPrinter {
   private asterisk(a: Asterisk): string {
     const sources = this.sourceScopes[this.sourceScopes.length - 1] ?? [];
     const except = (hidden: readonly string[]) => {
-      const all = [...new Set([...hidden, ...(a.except ?? [])])];
+      const all = [
+        ...new Set([...hidden, ...(a.except ?? []), ...(this.hideReserved ? RESERVED_COLUMNS : [])]),
+      ];
       return all.length
         ? ` EXCEPT (${all.map((n) => n.split('.').map(quoteIdentifier).join('.')).join(', ')})`
         : '';
@@ -261,6 +285,8 @@ export class ClickHousePrinter extends StatementPrinter {
     const aliases = new Map<string, Expr>();
     for (const c of q.columns) if (c.kind === 'Alias') aliases.set(c.alias, c.expr);
     this.aliasScopes.push(aliases);
+    const outermost = this.hideReserved === undefined;
+    if (outermost) this.hideReserved = reservedColumnsHidden(q.settings);
     try {
       const settings = q.settings?.filter((s) => !isProtonQuerySetting(s.name));
       for (const s of settings ?? []) checkQuerySetting(s.name, s.span);
@@ -269,6 +295,7 @@ export class ClickHousePrinter extends StatementPrinter {
       const historical: SelectQuery = { ...rest, ...(settings?.length ? { settings } : {}) };
       return super.select(historical, layout);
     } finally {
+      if (outermost) this.hideReserved = undefined;
       this.cteScopes.pop();
       this.sourceScopes.pop();
       this.aliasScopes.pop();
