@@ -6,6 +6,7 @@ import {
   suggestFunctionName,
 } from './function-catalog.ts';
 import { PARAMETRIC_AGGREGATES } from './function-exceptions.ts';
+import { mapProtonOnlyCall, unsupportedProtonFunction } from './proton-only-functions.ts';
 
 /**
  * A Proton call mapped to the engine: the same call with the ClickHouse name and, for parametric
@@ -16,7 +17,9 @@ export type CallMapping =
   | { readonly kind: 'call'; readonly call: FunctionCall; readonly aggregate: boolean }
   /** A streaming-only function (lag, emit_version, date_diff_within, ...): the planner's business. */
   | { readonly kind: 'streaming'; readonly name: string }
-  | { readonly kind: 'unknown'; readonly name: string; readonly suggestion?: string };
+  | { readonly kind: 'unknown'; readonly name: string; readonly suggestion?: string }
+  /** A Proton function Tributary does not support, with the reason (proton-only-functions.ts). */
+  | { readonly kind: 'unsupported'; readonly name: string; readonly reason: string };
 
 /** Look-up for functions the static catalogue cannot know (user-defined functions). */
 export type ExtraFunctions = (
@@ -210,6 +213,10 @@ export function mapFunctionCall(call: FunctionCall, extra?: ExtraFunctions): Cal
   let mapped: CallMapping | undefined;
   const split = splitSpecial(lower);
   if (split && !call.params) mapped = special(split[0], call, split[1]);
+  if (!mapped && !call.params) {
+    const own = mapProtonOnlyCall(lower, call);
+    if (own) mapped = { kind: 'call', call: own, aggregate: false };
+  }
   if (!mapped) {
     const resolved = resolveFunctionName(call.name);
     if (resolved) {
@@ -226,6 +233,8 @@ export function mapFunctionCall(call: FunctionCall, extra?: ExtraFunctions): Cal
     }
   }
   if (!mapped) {
+    const reason = unsupportedProtonFunction(call.name);
+    if (reason) return { kind: 'unsupported', name: call.name, reason };
     const suggestion = suggestFunctionName(call.name);
     return { kind: 'unknown', name: call.name, ...(suggestion ? { suggestion } : {}) };
   }

@@ -187,6 +187,11 @@ export class ClickHousePrinter extends StatementPrinter {
         return this.options.streamingFunction(f, (e) => this.expr(e, PREC.lambda, layout));
       throw err('NOT_IMPLEMENTED', { detail: `Function ${f.name} is only supported in streaming queries` });
     }
+    if (m.kind === 'unsupported') {
+      throw err('NOT_IMPLEMENTED', {
+        detail: `Function ${m.name} (at position ${f.span.start + 1}) is not supported: ${m.reason}`,
+      });
+    }
     if (m.kind === 'unknown') {
       throw err('UNKNOWN_FUNCTION', {
         name: m.name,
