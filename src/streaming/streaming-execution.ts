@@ -5,11 +5,11 @@ import { quoteIdent, quoteString } from '../engine/settings-clause.ts';
 import { userSqlEngine } from '../engine/user-sql-engine.ts';
 import type { RowsPlan } from '../queries/execution.ts';
 import type { QueryAnalysis, ResultColumn } from '../queries/query-types.ts';
-import type { ExecutionProgress, PipelineStep, ResultSink } from './result-sink.ts';
 import { rowsFromLines, wideIntegerColumns } from '../queries/row-codec.ts';
 import { DerivedRanges } from './derived-ranges.ts';
 import { type StepInputs, type StepPart, stepInputs, unionOf } from './join-inputs.ts';
 import { carryLiteral, carryMarker, keyedCarryLiteral } from './lag-rewrite.ts';
+import type { ExecutionProgress, PipelineStep, ResultSink } from './result-sink.ts';
 import { SESSION_ROWS, sessionRowsSql } from './session-planner.ts';
 import { type Session, type SessionRow, SessionTracker } from './session-tracker.ts';
 import { type CommittedRanges, SourceCursor } from './source-cursor.ts';
@@ -130,6 +130,7 @@ export class StreamingExecution implements RowsPlan {
       cursors = p.sources.map(
         (s, i) => new SourceCursor(s, p.startAfter[i] ?? -1, ranges, () => this.wake?.()),
       );
+      this.cursorsNow = cursors;
       if (state && p.aggregation) await state.create(p.aggregation.emptyFold);
       const policy = p.policy;
       const periodicMs = policy.shape !== 'tail' ? policy.periodicMs : undefined;
@@ -236,6 +237,16 @@ export class StreamingExecution implements RowsPlan {
 
   progress(): ExecutionProgress {
     return { ...this.progressStats };
+  }
+
+  private cursorsNow: readonly SourceCursor[] = [];
+
+  /** Per source stream key: the last `_tp_sn` processed so far (materialized view stats). */
+  processedSn(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const c of this.cursorsNow)
+      if (!DerivedRanges.isDerivedKey(c.source.key)) out[c.source.key] = c.after;
+    return out;
   }
 
   pipeline(): PipelineStep[] {
