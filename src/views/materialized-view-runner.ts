@@ -126,10 +126,28 @@ export class MaterializedViewRunner {
       this.setStatus(this.execution ? 'ExecutingPipeline' : 'BuildingPipeline');
   }
 
+  private settled: Array<() => void> = [];
+
+  /** Resolves once the view is executing (or has failed, or stopped): resume's `sync`. */
+  settledAfterResume(): Promise<void> {
+    if (
+      this.statusValue !== 'BuildingPipeline' &&
+      this.statusValue !== 'AutoRecovering' &&
+      this.statusValue !== 'Paused'
+    )
+      return Promise.resolve();
+    return new Promise((resolve) => this.settled.push(resolve));
+  }
+
   private setStatus(s: MaterializedViewStatus): void {
     if (s === this.statusValue) return;
     this.statusValue = s;
     this.statusAt = Date.now();
+    if (s === 'ExecutingPipeline' || s === 'Error' || s === 'Suspended') {
+      const waiting = this.settled;
+      this.settled = [];
+      for (const w of waiting) w();
+    }
   }
 
   private async run(): Promise<void> {

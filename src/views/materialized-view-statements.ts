@@ -95,7 +95,7 @@ export function systemMaterializedViewHandler(
     const actor = actorOf(ctx.options.user.username);
     return statementPlan(ctx.sql, 'system', async () => {
       if (PAUSE.has(verb)) await deps.mvs.pause(db, target.name, actor, { sync: true });
-      else await deps.mvs.resume(db, target.name, actor);
+      else await deps.mvs.resume(db, target.name, actor, { sync: true });
     });
   };
 }

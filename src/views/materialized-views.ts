@@ -219,12 +219,66 @@ export class MaterializedViews {
     await this.running.get(record.key)?.runner.pause(options.sync ?? false);
   }
 
-  async resume(db: string, name: string, actor: Actor): Promise<void> {
+  /** Resume; `sync` waits until the view executes again (or fails). */
+  async resume(db: string, name: string, actor: Actor, options: { sync?: boolean } = {}): Promise<void> {
     const record = this.require(db, name);
     await this.setPaused(record, false, actor);
-    const r = this.running.get(record.key);
+    let r = this.running.get(record.key);
     if (r) r.runner.resume();
-    else this.startView(this.require(db, name));
+    else {
+      this.startView(this.require(db, name));
+      r = this.running.get(record.key);
+    }
+    if (options.sync) await r?.runner.settledAfterResume();
+  }
+
+  /**
+   * PATCH: the description; TTL and retention are the target's, for an implicit target only (an
+   * INTO target is a stream of its own: change it there; NOT_IMPLEMENTED 48 as in Proton).
+   */
+  async update(
+    db: string,
+    name: string,
+    patch: {
+      description?: string;
+      ttl?: string;
+      logstoreRetentionBytes?: number;
+      logstoreRetentionMs?: number;
+    },
+    actor: Actor,
+  ): Promise<void> {
+    const record = this.require(db, name);
+    const v = record.value as MaterializedViewRecord;
+    const { description, ...storage } = patch;
+    if (Object.keys(storage).length > 0) {
+      if (!v.implicit_target)
+        throw err('NOT_IMPLEMENTED', {
+          detail: `${shown(db, name, this.deps.defaultDatabase)} writes INTO ${v.target_stream}: change the TTL or retention of that stream`,
+        });
+      await this.deps.streams.update(
+        db,
+        v.target_stream,
+        {
+          ...(storage.ttl !== undefined ? { ttl: storage.ttl === '' ? null : storage.ttl } : {}),
+          ...(storage.logstoreRetentionBytes !== undefined
+            ? { logstoreRetentionBytes: storage.logstoreRetentionBytes }
+            : {}),
+          ...(storage.logstoreRetentionMs !== undefined
+            ? { logstoreRetentionMs: storage.logstoreRetentionMs }
+            : {}),
+        },
+        actor,
+      );
+    }
+    if (description !== undefined && description !== v.description)
+      await this.deps.views.locked(() =>
+        this.deps.catalog.update<ViewRecord>(
+          VIEW_KIND,
+          record.key,
+          { ...v, description } as ViewRecord,
+          actor,
+        ),
+      );
   }
 
   // ---- state ----
