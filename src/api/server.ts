@@ -10,6 +10,7 @@ import { dashboardRoutes } from './routes/dashboards.ts';
 import { execRoutes } from './routes/exec.ts';
 import { infoRoutes } from './routes/info.ts';
 import { licenseRoutes } from './routes/licenses.ts';
+import { materializedViewRoutes } from './routes/materialized-views.ts';
 import { pipelineRoutes } from './routes/pipelines.ts';
 import { queryRoutes } from './routes/queries.ts';
 import { savedQueryRoutes } from './routes/saved-queries.ts';
@@ -71,6 +72,7 @@ export function buildServer(services: Services): FastifyInstance {
       topologyRoutes(api, services);
       sqlToolRoutes(api, services);
       viewRoutes(api, services);
+      materializedViewRoutes(api, services);
       dashboardRoutes(api, services);
       savedQueryRoutes(api, services);
       pipelineRoutes(api, services);

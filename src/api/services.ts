@@ -13,6 +13,7 @@ import type { QueryPlanner } from '../queries/execution.ts';
 import type { QueryRegistry } from '../queries/query-registry.ts';
 import type { TableResolver } from '../sql/translator/resolver.ts';
 import type { StreamStore } from '../stream/stream-store.ts';
+import type { MaterializedViews } from '../views/materialized-views.ts';
 import type { ViewStore } from '../views/view-store.ts';
 import type { VersionInfo } from './version-info.ts';
 
@@ -44,6 +45,8 @@ export interface Services {
   resolver: TableResolver;
   /** Views: catalog records, validation, View resources. */
   views: ViewStore;
+  /** Materialized views: their records, runners, pause/resume, state. */
+  mvs: MaterializedViews;
   /** When the server started (epoch milliseconds). */
   bootedAt: number;
 }

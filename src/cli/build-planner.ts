@@ -8,6 +8,7 @@ import {
 } from '../connectors/inputs/input-statements.ts';
 import { guardDatabaseDrop, guardStreamDrop } from '../connectors/inputs/stream-drop-guard.ts';
 import type { Engine } from '../engine/engine.ts';
+import type { Logger } from '../log/logger.ts';
 import { SqlQueryPlanner } from '../queries/sql-planner.ts';
 import { insertHandler } from '../queries/statements/insert-statement.ts';
 import { selectHandler } from '../queries/statements/select-statement.ts';
@@ -35,6 +36,14 @@ import type {
 import type { StreamStore } from '../stream/stream-store.ts';
 import { CatalogResolver } from '../streaming/catalog-resolver.ts';
 import { storeRanges } from '../streaming/store-ranges.ts';
+import type { RetryPolicy } from '../views/materialized-view-runner.ts';
+import {
+  createMaterializedViewHandler,
+  dropMaterializedViewHandler,
+  showMaterializedViewsHandler,
+  systemMaterializedViewHandler,
+} from '../views/materialized-view-statements.ts';
+import { MaterializedViews } from '../views/materialized-views.ts';
 import {
   createViewHandler,
   dropDatabaseWithViewsHandler,
@@ -52,6 +61,9 @@ export interface PlannerDeps {
   streams: StreamStore;
   /** Inputs (CREATE/DROP/SHOW INPUT[S]); without it those statements are NOT_IMPLEMENTED. */
   inputs?: InputService;
+  logger?: Logger;
+  /** Backoff of failing materialized views (tests shorten it). */
+  mvRetry?: RetryPolicy;
 }
 
 /** The statement families shared by several owners; each owner registers its part. */
@@ -70,6 +82,7 @@ export function buildPlanner(deps: PlannerDeps): {
   dispatch: PlannerDispatch;
   resolver: CatalogResolver;
   views: ViewStore;
+  mvs: MaterializedViews;
 } {
   const resolver = new CatalogResolver(deps.catalog, deps.streams, DEFAULT_DATABASE);
   const ranges = storeRanges(deps.streams);
@@ -147,16 +160,34 @@ export function buildPlanner(deps: PlannerDeps): {
     defaultDatabase: DEFAULT_DATABASE,
   });
   views.guardStreams();
+  // Materialized views (src/views): planned as POST /queries plans a streaming SELECT.
+  const mvs = new MaterializedViews({
+    engine: deps.engine,
+    catalog: deps.catalog,
+    streams: deps.streams,
+    views,
+    plan: (sql) => planner.plan(sql, { user: { username: 'system', role: 'admin' } }),
+    defaultDatabase: DEFAULT_DATABASE,
+    ...(deps.logger ? { logger: deps.logger } : {}),
+    ...(deps.mvRetry ? { retry: deps.mvRetry } : {}),
+  });
+  mvs.guardStreams();
   const viewDeps = { views, defaultDatabase: DEFAULT_DATABASE };
-  planner.register('CreateView', createViewHandler(viewDeps));
+  const mvDeps = { mvs, defaultDatabase: DEFAULT_DATABASE };
+  const dropMv = dropMaterializedViewHandler(mvDeps);
+  planner.register('CreateView', createViewHandler(viewDeps, createMaterializedViewHandler(mvDeps)));
+  planner.register('System', systemMaterializedViewHandler(mvDeps));
   dispatch.drop
-    .register('VIEW', dropViewHandler(viewDeps))
-    .wrap('STREAM', (h) => dropStreamOrViewHandler(viewDeps, h))
-    .wrap('TABLE', (h) => dropStreamOrViewHandler(viewDeps, h))
+    .register('VIEW', dropViewHandler(viewDeps, dropMv))
+    .wrap('STREAM', (h) => dropStreamOrViewHandler(viewDeps, h, dropMv))
+    .wrap('TABLE', (h) => dropStreamOrViewHandler(viewDeps, h, dropMv))
     .wrap('DATABASE', (h) => dropDatabaseWithViewsHandler(viewDeps, h));
-  dispatch.show.register('VIEWS', showViewsHandler(viewDeps));
+  dispatch.show
+    .register('VIEWS', showViewsHandler(viewDeps))
+    .register('MATERIALIZED VIEWS', showMaterializedViewsHandler(mvDeps));
   dispatch.showCreate
     .register('VIEW', showCreateViewHandler(viewDeps))
+    .register('MATERIALIZED VIEW', showCreateViewHandler(viewDeps))
     .wrap('STREAM', (h) => showCreateStreamOrViewHandler(viewDeps, h));
-  return { planner, dispatch, resolver, views };
+  return { planner, dispatch, resolver, views, mvs };
 }

@@ -24,6 +24,7 @@ import { translateExpression } from '../sql/translator/translate.ts';
 import { StreamStore } from '../stream/stream-store.ts';
 import type { BufferPolicy } from '../stream/stream-tables.ts';
 import { resetStreamingState } from '../streaming/state-table.ts';
+import type { RetryPolicy } from '../views/materialized-view-runner.ts';
 import { buildPlanner } from './build-planner.ts';
 import { securePrivateDir } from './data-dir.ts';
 import { lockDataDir } from './data-dir-lock.ts';
@@ -36,6 +37,8 @@ export interface Tuning {
   buffer?: BufferPolicy;
   /** The time now (default the system clock): tests move it to see license validations. */
   clock?: () => Date;
+  /** Backoff of failing materialized views (default 1 s doubling to 60 s). */
+  mvRetry?: RetryPolicy;
 }
 
 /** The generated first password is for reading once: remind the operator while its file is there. */
@@ -109,7 +112,14 @@ export class Tributary {
       });
       const clock = tuning.clock ?? (() => new Date());
       const licenseKeys = config.licensePublicKeys ? parsePublicKeys(config.licensePublicKeys) : [];
-      const built = buildPlanner({ engine, catalog, streams, inputs });
+      const built = buildPlanner({
+        engine,
+        catalog,
+        streams,
+        inputs,
+        logger,
+        ...(tuning.mvRetry ? { mvRetry: tuning.mvRetry } : {}),
+      });
       const services: Services = {
         config,
         logger,
@@ -126,6 +136,7 @@ export class Tributary {
         planner: built.planner,
         resolver: built.resolver,
         views: built.views,
+        mvs: built.mvs,
         queries: new QueryRegistry(),
         streams,
         inputs,
@@ -135,6 +146,8 @@ export class Tributary {
       await api.ready();
       // Inputs listen again once everything they write through is up (a taken port: `failed`).
       await inputs.restore();
+      // Every materialized view starts (paused ones stay paused).
+      built.mvs.startAll();
       return new Tributary(services, api, initialAdmin, unlock);
     } catch (e) {
       await inputs?.close();
@@ -162,6 +175,7 @@ export class Tributary {
     if (this.closed) return;
     this.closed = true;
     await this.services.queries.closeAll();
+    await this.services.mvs.close();
     await this.services.inputs?.close();
     await this.api.close();
     await this.services.streams.close();

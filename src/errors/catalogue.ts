@@ -91,6 +91,7 @@ export const ERRORS = {
   INVALID_JOIN_ON_EXPRESSION: { code: 403, status: 400, system: 'timeplusd', message: '{detail}' },
   INCORRECT_QUERY: { code: 80, status: 400, system: 'timeplusd', message: '{detail}' },
   ILLEGAL_COLUMN: { code: 44, status: 400, system: 'timeplusd', message: '{detail}' },
+  TYPE_MISMATCH: { code: 53, status: 400, system: 'timeplusd', message: '{detail}' },
   UNEXPECTED_EXPRESSION: { code: 183, status: 400, system: 'timeplusd', message: '{detail}' },
   ILLEGAL_TYPE_OF_ARGUMENT: { code: 43, status: 400, system: 'timeplusd', message: '{detail}' },
   NOT_AN_AGGREGATE: { code: 215, status: 400, system: 'timeplusd', message: '{detail}' },

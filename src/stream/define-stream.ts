@@ -67,6 +67,11 @@ export interface StreamSpec {
   replicationFactor?: number;
   description?: string;
   /**
+   * The implicit target of a materialized view: its columns are the view's result columns, so
+   * `window_start` / `window_end` are allowed (as in Proton's inner streams of window views).
+   */
+  windowColumnsAllowed?: boolean;
+  /**
    * The SETTINGS clause as written. The stream settings above may also arrive here (`mode`,
    * `event_time_column`, `storage_type`, `logstore_retention_*`, `version_column`, `shards`,
    * `replicas`/`replication_factor`); a typed field wins over the same setting.
@@ -258,7 +263,7 @@ export function defineStream(spec: StreamSpec, options: DefineOptions = {}): Str
         detail: `Column name ${colName} is reserved (names starting with _tp_)`,
       });
     }
-    if (RESERVED_NAMES.has(colName))
+    if (RESERVED_NAMES.has(colName) && !spec.windowColumnsAllowed)
       throw err('ILLEGAL_COLUMN', { detail: `Column name ${colName} is reserved` });
     if (colName === TP_TIME && parsed.name !== 'datetime64') {
       throw err('ILLEGAL_COLUMN', { detail: `The type of _tp_time column must be datetime64, got ${type}` });

@@ -1,5 +1,6 @@
 import { err } from '../errors/tributary-error.ts';
 import type { ParsedRows } from './ingest-body.ts';
+import type { ProducerTag } from './producer-marks.ts';
 import type { StreamSchema } from './stream-schema.ts';
 import { type DoubtKind, type DoubtSink, LossyNumber } from './value-checks.ts';
 
@@ -20,12 +21,15 @@ export interface PreparedBatch {
   /** Re-encodes the rows from their parsed values, for when the engine refuses `payload`'s bytes. */
   reencode?: () => Buffer;
   readonly idempotencyId?: string;
+  /** The producer tag of the write (producer-marks.ts). */
+  readonly producer?: ProducerTag;
 }
 
 export interface PrepareOptions {
   /** Columns every row must give (not null). */
   requiredColumns?: readonly string[];
   idempotencyId?: string;
+  producer?: ProducerTag;
   /** Ask the engine which of these strings it parses; answers one boolean per value. */
   verifyDoubts?: (kind: DoubtKind, values: string[]) => Promise<boolean[]>;
 }
@@ -131,6 +135,7 @@ function prepareCompact(
     payload: parsed.passthrough ?? reencode(),
     ...(parsed.passthrough ? { reencode } : {}),
     ...(options.idempotencyId ? { idempotencyId: options.idempotencyId } : {}),
+    ...(options.producer ? { producer: options.producer } : {}),
   };
 }
 
@@ -173,6 +178,7 @@ function prepareObjects(
     payload: parsed.passthrough ?? reencode(),
     ...(parsed.passthrough ? { reencode } : {}),
     ...(options.idempotencyId ? { idempotencyId: options.idempotencyId } : {}),
+    ...(options.producer ? { producer: options.producer } : {}),
   };
 }
 

@@ -4,6 +4,7 @@ import type { Logger } from '../log/logger.ts';
 import { BufferFlusher } from './buffer-flusher.ts';
 import type { CommittedRange } from './committed-range-notifier.ts';
 import { IdempotencyWindow } from './idempotency-window.ts';
+import { ProducerMarks, type ProducerPosition } from './producer-marks.ts';
 import { type StreamDefinition, streamKey } from './stream-definition.ts';
 import { StreamSchema } from './stream-schema.ts';
 import { type BufferPolicy, frontTable, INSERT_SETTINGS, ingestComment } from './stream-tables.ts';
@@ -11,6 +12,7 @@ import { type CommitResult, type InsertUnit, StreamWriter } from './stream-write
 import type { DoubtKind } from './value-checks.ts';
 import { inlineInsertSql, maxSn, recoverFromWal, replayTarget } from './wal-recovery.ts';
 import { applyRetention } from './wal-retention.ts';
+import type { SegmentSummary } from './wal-segment.ts';
 import { type WalOptions, WriteAheadLog } from './write-ahead-log.ts';
 
 export interface RuntimeOptions {
@@ -43,6 +45,7 @@ export class StreamRuntime {
     private readonly wal: WriteAheadLog | undefined,
     readonly writer: StreamWriter,
     private readonly idempotency: IdempotencyWindow,
+    private readonly marks: ProducerMarks,
     private readonly o: RuntimeOptions,
   ) {
     this.def = def;
@@ -107,21 +110,26 @@ export class StreamRuntime {
       await wal.skipTo(nextSn);
     }
     const idempotency = new IdempotencyWindow();
-    for (const s of wal?.summaries() ?? [])
+    const marks = new ProducerMarks();
+    if (wal) marks.noteAll(await ProducerMarks.loadSidecar(dir));
+    for (const s of wal?.summaries() ?? []) {
       for (const [id, fromSn, count] of s.ids) idempotency.add(id, { fromSn, count });
+      if (s.producers) marks.noteAll(s.producers);
+    }
     const holder: { rt?: StreamRuntime } = {};
     const writer = new StreamWriter({
       key,
       wal,
       nextSn,
       idempotency,
+      marks,
       insert: (unit) => (holder.rt as StreamRuntime).insert(unit),
       onCommitted: (range) => o.publish(key, range),
       ...(o.logger ? { logger: o.logger } : {}),
       ...(o.maxGroupRows ? { maxGroupRows: o.maxGroupRows } : {}),
       ...(o.maxGroupBytes ? { maxGroupBytes: o.maxGroupBytes } : {}),
     });
-    holder.rt = new StreamRuntime(def, new StreamSchema(def), wal, writer, idempotency, o);
+    holder.rt = new StreamRuntime(def, new StreamSchema(def), wal, writer, idempotency, marks, o);
     return holder.rt;
   }
 
@@ -174,9 +182,24 @@ export class StreamRuntime {
     return row[0].map((v) => v === true || v === 1);
   }
 
+  /** The last tag producer `id` wrote into the stream (undefined: none, or forgotten by a restart of a `memory` stream). */
+  lastProducerTag(id: string): ProducerPosition | undefined {
+    return this.marks.get(id);
+  }
+
   async applyRetention(now: number): Promise<void> {
     if (!this.wal) return;
-    const first = await applyRetention(this.o.engine, this.def, this.wal, now);
+    const wal = this.wal;
+    // Marks of segments about to be deleted are kept in the sidecar first (written atomically).
+    const beforeDrop = async (dropping: SegmentSummary) => {
+      if (!dropping.producers?.length && this.marks.size === 0) return;
+      const keep = new ProducerMarks();
+      keep.noteAll(await ProducerMarks.loadSidecar(wal.dir));
+      keep.noteAll(this.marks.entries());
+      keep.noteAll(dropping.producers ?? []);
+      await ProducerMarks.saveSidecar(wal.dir, keep.entries());
+    };
+    const first = await applyRetention(this.o.engine, this.def, this.wal, now, beforeDrop);
     this.idempotency.dropBefore(first);
   }
 

@@ -30,6 +30,7 @@ import { type PrepareOptions, prepareBatch, toJsonValue } from './ingest-batch.t
 import { type ParsedRows, parseIngestBody } from './ingest-body.ts';
 import type { IngestFormat } from './ingest-format.ts';
 import { IngestGate } from './ingest-gate.ts';
+import type { ProducerPosition, ProducerTag } from './producer-marks.ts';
 import { type AlterStep, alterStreamTables, renameStreamTables } from './stream-alter.ts';
 import { type ColumnHistoryEntry, type StreamDefinition, streamKey } from './stream-definition.ts';
 import {
@@ -94,6 +95,11 @@ export interface IngestOptions {
   idempotencyId?: string;
   /** Columns every row must give (the elastic input's `_raw`, `_index`, `_id`). */
   requiredColumns?: readonly string[];
+  /**
+   * The producer and its tag (a materialized view's output): a tag not after the producer's last
+   * one is acknowledged without writing (README.md, "Producer tags").
+   */
+  producer?: ProducerTag;
 }
 
 export interface DatabaseInfo {
@@ -498,6 +504,7 @@ export class StreamStore {
       verifyDoubts: (kind, values) => rt.verifyDoubts(kind, values),
       ...(options.idempotencyId ? { idempotencyId: options.idempotencyId } : {}),
       ...(options.requiredColumns ? { requiredColumns: options.requiredColumns } : {}),
+      ...(options.producer ? { producer: options.producer } : {}),
     };
     const batch = await prepareBatch(rt.schema, parsed, prepare);
     return rt.writer.submit(batch);
@@ -509,6 +516,11 @@ export class StreamStore {
   subscribe(db: string, name: string, listener: RangeListener): () => void {
     this.require(db, name);
     return this.notifier.subscribe(streamKey(db, name), listener);
+  }
+
+  /** The last tag producer `id` durably wrote into the stream (undefined before its first write). */
+  lastProducerTag(db: string, name: string, id: string): ProducerPosition | undefined {
+    return this.runtime(db, name).lastProducerTag(id);
   }
 
   /** The last committed `_tp_sn` of the stream (-1 when it has no rows). */

@@ -4,6 +4,13 @@ import type { Logger } from '../log/logger.ts';
 import type { CommittedRange } from './committed-range-notifier.ts';
 import type { IdempotencyWindow } from './idempotency-window.ts';
 import type { PayloadFormat, PreparedBatch } from './ingest-batch.ts';
+import {
+  type MarkEntry,
+  maxMarks,
+  type ProducerMarks,
+  type ProducerPosition,
+  positionAfter,
+} from './producer-marks.ts';
 import type { WalRecordHeader } from './wal-record.ts';
 import type { AppendMark, WriteAheadLog } from './write-ahead-log.ts';
 
@@ -33,6 +40,8 @@ export interface StreamWriterOptions {
   insert: (unit: InsertUnit) => Promise<void>;
   onCommitted: (range: CommittedRange) => void;
   idempotency: IdempotencyWindow;
+  /** The last tag per producer (producer-marks.ts), raised as tagged writes are acknowledged. */
+  marks: ProducerMarks;
   logger?: Logger;
   /** Largest group commit, in rows and payload bytes. */
   maxGroupRows?: number;
@@ -78,6 +87,11 @@ const NEWLINE = Buffer.from('\n');
 export class StreamWriter {
   private readonly queue: Pending[] = [];
   private readonly inFlight = new Map<string, Promise<CommitResult>>();
+  /** Per producer: its newest queued (not yet acknowledged) tag and the write's outcome. */
+  private readonly producerInFlight = new Map<
+    string,
+    { tag: ProducerPosition; done: Promise<CommitResult> }
+  >();
   private running: Promise<void> | undefined;
   private failure: TributaryError | undefined;
   /** Why writes are refused from now on (set by close). */
@@ -122,10 +136,31 @@ export class StreamWriter {
         );
       }
     }
+    const producer = batch.producer;
+    if (producer) {
+      // A tag not after the producer's last acknowledged one was written before: acknowledge it
+      // without writing. One not after a queued one waits for that write (and is dropped if it lands).
+      if (!positionAfter(producer.tag, this.o.marks.get(producer.id)))
+        return Promise.resolve({ fromSn: this.committedSnValue + 1, count: 0, duplicate: true });
+      const queued = this.producerInFlight.get(producer.id);
+      if (queued && !positionAfter(producer.tag, queued.tag))
+        return queued.done.then(
+          () => this.submit(batch),
+          () => this.submit(batch),
+        );
+    }
     if (batch.rows === 0) return Promise.resolve({ fromSn: this.committedSnValue + 1, count: 0 });
     const p = new Promise<CommitResult>((resolve, reject) => {
       this.queue.push({ batch, resolve, reject, solo: false });
     });
+    if (producer) {
+      const entry = { tag: producer.tag, done: p };
+      this.producerInFlight.set(producer.id, entry);
+      const forget = () => {
+        if (this.producerInFlight.get(producer.id) === entry) this.producerInFlight.delete(producer.id);
+      };
+      p.then(forget, forget);
+    }
     if (id) {
       this.inFlight.set(id, p);
       const forget = () => this.inFlight.delete(id);
@@ -260,11 +295,14 @@ export class StreamWriter {
       const b0 = items[0]?.batch as PreparedBatch;
       const parts: Buffer[] = [];
       const ids: Array<[string, number, number]> = [];
+      const tags: MarkEntry[] = [];
       let count = 0;
       for (const p of items) {
         if (parts.length > 0) parts.push(NEWLINE);
         parts.push(p.batch.payload);
         if (p.batch.idempotencyId) ids.push([p.batch.idempotencyId, sn + count, p.batch.rows]);
+        const pr = p.batch.producer;
+        if (pr) tags.push([pr.id, pr.tag.seq, pr.tag.part]);
         count += p.batch.rows;
       }
       const payload = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
@@ -283,6 +321,7 @@ export class StreamWriter {
         format: b0.format,
         ...(b0.columns ? { columns: b0.columns } : {}),
         ...(ids.length > 0 ? { ids } : {}),
+        ...(tags.length > 0 ? { producers: maxMarks(tags) } : {}),
       };
       runs.push({ items, unit, header });
       sn += count;
@@ -298,6 +337,7 @@ export class StreamWriter {
     for (const p of run.items) {
       const r = { fromSn: sn, count: p.batch.rows };
       if (p.batch.idempotencyId) this.o.idempotency.add(p.batch.idempotencyId, r);
+      if (p.batch.producer) this.o.marks.note(p.batch.producer.id, p.batch.producer.tag);
       p.resolve(r);
       sn += p.batch.rows;
     }

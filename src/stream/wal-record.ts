@@ -20,6 +20,8 @@ export interface WalRecordHeader {
   columns?: readonly string[];
   /** Idempotency ids of the requests in this record: [id, first sn, count]. */
   ids?: ReadonlyArray<readonly [string, number, number]>;
+  /** Producer tags of the record's writes (producer-marks.ts): the largest per producer, [id, seq, part]. */
+  producers?: ReadonlyArray<readonly [string, number, number]>;
 }
 
 export interface WalRecord {

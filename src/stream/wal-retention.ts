@@ -2,6 +2,7 @@ import type { Engine } from '../engine/engine.ts';
 import { quoteIdent } from '../engine/settings-clause.ts';
 import { type StreamDefinition, TP_SN } from './stream-definition.ts';
 import { frontTable, historyTable } from './stream-tables.ts';
+import type { SegmentSummary } from './wal-segment.ts';
 import type { WriteAheadLog } from './write-ahead-log.ts';
 
 /**
@@ -29,6 +30,8 @@ export async function applyRetention(
   def: StreamDefinition,
   wal: WriteAheadLog,
   now = Date.now(),
+  /** Called before each segment is deleted (the stream keeps its producer marks elsewhere then). */
+  beforeDrop?: (segment: SegmentSummary) => Promise<void>,
 ): Promise<number> {
   const retentionMs = def.logstoreRetentionMs;
   const retentionBytes = def.logstoreRetentionBytes;
@@ -50,6 +53,7 @@ export async function applyRetention(
       flushed ??= await durableThrough(engine, history);
       if (flushed < oldest.next - 1) break;
     }
+    await beforeDrop?.(oldest);
     await wal.dropOldest();
     dropped = true;
   }

@@ -1,5 +1,6 @@
 import { type FileHandle, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { type MarkEntry, maxMarks } from './producer-marks.ts';
 import { decodeRecords, type WalRecord } from './wal-record.ts';
 
 /** What a closed segment holds, kept next to it (`<segment>.idx`) so start-up need not scan it. */
@@ -13,6 +14,8 @@ export interface SegmentSummary {
   firstTime: number;
   lastTime: number;
   ids: Array<[string, number, number]>;
+  /** The largest producer tag per producer among the records (absent: none). */
+  producers?: Array<[string, number, number]>;
 }
 
 const NAME = /^(\d{20})\.wal$/;
@@ -97,7 +100,7 @@ export class WalSegment {
       ids: [],
     };
     for (const r of records)
-      addToSummary(summary, r.header.first, r.header.count, r.header.time, r.header.ids);
+      addToSummary(summary, r.header.first, r.header.count, r.header.time, r.header.ids, r.header.producers);
     const seg = new WalSegment(dir, summary, !writable);
     if (validLength < bytes.length || writable) {
       const h = await open(path, 'r+');
@@ -138,8 +141,9 @@ export class WalSegment {
     count: number,
     time: number,
     ids?: ReadonlyArray<readonly [string, number, number]>,
+    producers?: ReadonlyArray<MarkEntry>,
   ): void {
-    addToSummary(this.summary, first, count, time, ids);
+    addToSummary(this.summary, first, count, time, ids, producers);
   }
 
   /**
@@ -215,12 +219,15 @@ function addToSummary(
   count: number,
   time: number,
   ids?: ReadonlyArray<readonly [string, number, number]>,
+  producers?: ReadonlyArray<MarkEntry>,
 ): void {
   if (s.records === 0) s.firstTime = time;
   s.records++;
   s.next = first + count;
   s.lastTime = time;
   if (ids) for (const id of ids) s.ids.push([id[0], id[1], id[2]]);
+  if (producers && producers.length > 0)
+    s.producers = maxMarks([...(s.producers ?? []), ...producers]).map(([id, q, p]) => [id, q, p]);
 }
 
 function sliceParts(parts: Buffer[], skip: number): Buffer[] {

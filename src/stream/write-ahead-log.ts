@@ -20,7 +20,10 @@ export interface AppendMark {
   /** Offset of each appended record's frame. */
   readonly offsets: readonly number[];
   readonly headers: readonly WalRecordHeader[];
-  readonly before: Readonly<Omit<SegmentSummary, 'ids'>> & { readonly idCount: number };
+  readonly before: Readonly<Omit<SegmentSummary, 'ids' | 'producers'>> & {
+    readonly idCount: number;
+    readonly producers: SegmentSummary['producers'];
+  };
 }
 
 /**
@@ -90,8 +93,12 @@ export class WriteAheadLog {
   ): Promise<AppendMark> {
     await this.maybeRotate(now);
     const segment = this.active;
-    const { ids, ...rest } = segment.summary;
-    const before = { ...rest, idCount: ids.length };
+    const { ids, producers, ...rest } = segment.summary;
+    const before = {
+      ...rest,
+      idCount: ids.length,
+      producers: producers?.map((e) => [...e] as [string, number, number]),
+    };
     const parts: Buffer[] = [];
     const offsets: number[] = [];
     let at = segment.summary.bytes;
@@ -108,7 +115,8 @@ export class WriteAheadLog {
       await segment.truncate(offset).catch(() => undefined);
       throw e;
     }
-    for (const r of records) segment.noteRecord(r.header.first, r.header.count, r.header.time, r.header.ids);
+    for (const r of records)
+      segment.noteRecord(r.header.first, r.header.count, r.header.time, r.header.ids, r.header.producers);
     return { segment, offsets, headers: records.map((r) => r.header), before };
   }
 
@@ -118,10 +126,13 @@ export class WriteAheadLog {
     if (offset === undefined) return;
     await mark.segment.truncate(offset);
     const s = mark.segment.summary;
-    const { idCount, ...before } = mark.before;
+    const { idCount, producers, ...before } = mark.before;
     Object.assign(s, before, { bytes: offset });
     s.ids.length = idCount;
-    for (const h of mark.headers.slice(0, from)) mark.segment.noteRecord(h.first, h.count, h.time, h.ids);
+    if (producers) s.producers = producers;
+    else delete s.producers;
+    for (const h of mark.headers.slice(0, from))
+      mark.segment.noteRecord(h.first, h.count, h.time, h.ids, h.producers);
     await mark.segment.resealed();
   }
 

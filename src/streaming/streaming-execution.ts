@@ -130,6 +130,7 @@ export class StreamingExecution implements RowsPlan {
       cursors = p.sources.map(
         (s, i) => new SourceCursor(s, p.startAfter[i] ?? -1, ranges, () => this.wake?.()),
       );
+      this.cursorsNow = cursors;
       if (state && p.aggregation) await state.create(p.aggregation.emptyFold);
       const policy = p.policy;
       const periodicMs = policy.shape !== 'tail' ? policy.periodicMs : undefined;
@@ -236,6 +237,16 @@ export class StreamingExecution implements RowsPlan {
 
   progress(): ExecutionProgress {
     return { ...this.progressStats };
+  }
+
+  private cursorsNow: readonly SourceCursor[] = [];
+
+  /** Per source stream key: the last `_tp_sn` processed so far (materialized view stats). */
+  processedSn(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const c of this.cursorsNow)
+      if (!DerivedRanges.isDerivedKey(c.source.key)) out[c.source.key] = c.after;
+    return out;
   }
 
   pipeline(): PipelineStep[] {

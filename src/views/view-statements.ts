@@ -66,11 +66,13 @@ export function dropViewHandler(
 export function dropStreamOrViewHandler(
   deps: ViewStatementDeps,
   dropStream: StatementHandler<DropStatement>,
+  materialized?: StatementHandler<DropStatement>,
 ): StatementHandler<DropStatement> {
   const dropView = dropViewHandler(deps);
   return async (s, ctx) => {
     const db = s.target.database ?? deps.defaultDatabase;
     const view = deps.views.get(db, s.target.name);
+    if (view?.value.materialized && materialized) return materialized(s, ctx);
     return view && !view.value.materialized ? dropView(s, ctx) : dropStream(s, ctx);
   };
 }

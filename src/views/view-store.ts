@@ -241,6 +241,22 @@ export class ViewStore {
 
   /** Check a view's query and answer its columns. */
   private async validate(db: string, name: string, query: Query): Promise<ViewColumn[]> {
+    this.checkReads(db, name, query);
+    const described = await this.describe(db, query);
+    if (described) return described;
+    // Streaming-only SQL (session windows, lag, ...) has no historical form to describe: keep
+    // what the analyzer knows (names; types where they come straight from a stream's column).
+    const analysis = analyze(print(qualifyReferences(query, db), { pretty: false }), this.deps.resolver, {
+      defaultDatabase: this.deps.defaultDatabase,
+    });
+    return analysis.result_columns.map((c) => ({ name: c.column, type: c.column_type }));
+  }
+
+  /**
+   * Every name the query of view `db.name` reads must resolve (UNKNOWN_STREAM), and it must not read
+   * the view itself, directly or through other views (INCORRECT_QUERY).
+   */
+  checkReads(db: string, name: string, query: Query): void {
     const self = `${db}.${name}`;
     for (const ref of tableReferences(query)) {
       const refDb = ref.database ?? db;
@@ -253,14 +269,6 @@ export class ViewStore {
       if (key === self || this.readsTransitively(key, self, new Set()))
         throw err('INCORRECT_QUERY', { detail: `View ${self} cannot read itself (through ${key})` });
     }
-    const described = await this.describe(db, query);
-    if (described) return described;
-    // Streaming-only SQL (session windows, lag, ...) has no historical form to describe: keep
-    // what the analyzer knows (names; types where they come straight from a stream's column).
-    const analysis = analyze(print(qualifyReferences(query, db), { pretty: false }), this.deps.resolver, {
-      defaultDatabase: this.deps.defaultDatabase,
-    });
-    return analysis.result_columns.map((c) => ({ name: c.column, type: c.column_type }));
   }
 
   /** The engine's DESCRIBE of the query's historical form; undefined when it has none. */
@@ -285,7 +293,7 @@ export class ViewStore {
   }
 
   /** `db.name` of everything a view reads (its target stream too, for a materialized view). */
-  private references(v: ViewRecord): string[] {
+  references(v: ViewRecord): string[] {
     const key = `${v.db}.${v.name}`;
     let cached = this.parsed.get(key);
     if (!cached || cached.text !== v.query) {
@@ -313,19 +321,19 @@ export class ViewStore {
     const r = this.require(db, name);
     if (r.value.materialized)
       throw err('NOT_IMPLEMENTED', {
-        detail: `${shownName(db, name, this.deps.defaultDatabase)} is a materialized view; materialized views are not supported yet`,
+        detail: `${shownName(db, name, this.deps.defaultDatabase)} is a materialized view: drop it with DROP VIEW or DELETE /v1beta2/materialized_views/${name}`,
       });
     return r;
   }
 
-  private async checkDatabase(db: string): Promise<void> {
+  async checkDatabase(db: string): Promise<void> {
     if (db === this.deps.defaultDatabase) return;
     if (!(await this.deps.streams.databases()).some((d) => d.name === db))
       throw err('UNKNOWN_DATABASE', { name: db });
   }
 
   /** Run view changes one at a time, so checks and writes do not interleave. */
-  private locked<T>(fn: () => Promise<T>): Promise<T> {
+  locked<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.chain.then(fn, fn);
     this.chain = run.catch(() => undefined);
     return run;

@@ -45,16 +45,7 @@ const NOT_IMPLEMENTED: readonly string[] = [
   'GET /v1beta2/external_tables/{name}',
   'GET /v1beta2/global-metrics',
   'POST /v1beta2/licenses',
-  'GET /v1beta2/materialized_views',
-  'POST /v1beta2/materialized_views',
-  'DELETE /v1beta2/materialized_views/{name}',
-  'GET /v1beta2/materialized_views/{name}',
-  'PATCH /v1beta2/materialized_views/{name}',
-  'POST /v1beta2/materialized_views/{name}/pause',
   'POST /v1beta2/materialized_views/{name}/recover',
-  'POST /v1beta2/materialized_views/{name}/resume',
-  'GET /v1beta2/materialized_views/{name}/stats',
-  'POST /v1beta2/materialized_views/{name}/transfer',
   'GET /v1beta2/schemas',
   'POST /v1beta2/schemas',
   'DELETE /v1beta2/schemas/{name}',
@@ -219,6 +210,10 @@ const REQUESTS: Record<string, { body?: unknown; contentType?: string; query?: s
   'POST /v1beta2/exec': { body: { sql: 'SELECT 1 AS one', type: 'historical' } },
   'POST /v1beta2/pipeline/parseddl': { body: 'CREATE STREAM parsed (a int)' },
   'POST /v1beta2/users': { body: { role: 'read_only' } },
+  // A materialized view over the stream the suite creates first (contract_source).
+  'POST /v1beta2/materialized_views': { body: { query: 'SELECT a FROM contract_source', target_stream: '' } },
+  'PATCH /v1beta2/materialized_views/{name}': { body: { query: 'SELECT a FROM contract_source' } },
+  'POST /v1beta2/materialized_views/{name}/transfer': { body: { from: 1, shard: 0, to: 1 } },
 };
 
 function deepMerge(a: unknown, b: unknown): unknown {
@@ -251,6 +246,10 @@ function requestBody(op: Operation): { body?: unknown; contentType?: string } {
 let h: Harness;
 before(async () => {
   h = await startHarness();
+  const r = await h.call('POST', '/v1beta2/streams', {
+    body: { name: 'contract_source', columns: [{ name: 'a', type: 'int' }] },
+  });
+  assert.equal(r.statusCode, 201, r.body);
 });
 after(() => h.close());
 

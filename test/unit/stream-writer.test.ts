@@ -6,6 +6,7 @@ import { after, test } from 'node:test';
 import type { CommittedRange } from '../../src/stream/committed-range-notifier.ts';
 import { IdempotencyWindow } from '../../src/stream/idempotency-window.ts';
 import type { PreparedBatch } from '../../src/stream/ingest-batch.ts';
+import { ProducerMarks } from '../../src/stream/producer-marks.ts';
 import { type InsertUnit, StreamWriter } from '../../src/stream/stream-writer.ts';
 import { WriteAheadLog } from '../../src/stream/write-ahead-log.ts';
 
@@ -49,6 +50,7 @@ async function setup(refuse: (unit: InsertUnit) => boolean = () => false, delayM
     wal,
     nextSn: 0,
     idempotency: new IdempotencyWindow(),
+    marks: new ProducerMarks(),
     insert: async (unit) => {
       await new Promise((r) => setTimeout(r, delayMs));
       if (refuse(unit))
@@ -172,4 +174,52 @@ test('empty batches write nothing', async () => {
   assert.deepEqual(await h.writer.submit(batch([])), { fromSn: 0, count: 0 });
   assert.equal(h.inserts.length, 0);
   assert.equal(h.wal.bytes, 0);
+});
+
+test('a producer tag not after the last one is acknowledged without writing; the WAL record names the tag', async () => {
+  const h = await setup();
+  const tagged = (values: number[], seq: number, part: number) =>
+    batch(values, { producer: { id: 'mv-1', tag: { seq, part } } });
+  const a = await h.writer.submit(tagged([1, 2], 1, 0));
+  assert.equal(a.count, 2);
+  const again = await h.writer.submit(tagged([1, 2], 1, 0));
+  assert.deepEqual([again.count, again.duplicate], [0, true]);
+  const older = await h.writer.submit(tagged([9], 0, 5));
+  assert.equal(older.count, 0);
+  // Another producer has its own marks; the next part of the same event is written.
+  assert.equal(
+    (await h.writer.submit(batch([3], { producer: { id: 'mv-2', tag: { seq: 0, part: 0 } } }))).count,
+    1,
+  );
+  assert.equal((await h.writer.submit(tagged([4], 1, 1))).count, 1);
+  assert.deepEqual([...h.table.values()], ['[1]', '[2]', '[3]', '[4]']);
+  const headers: unknown[] = [];
+  for await (const r of h.wal.recordsFrom(0)) headers.push(r.header.producers);
+  assert.deepEqual(headers, [[['mv-1', 1, 0]], [['mv-2', 0, 0]], [['mv-1', 1, 1]]]);
+  // The segment summary keeps the largest tag per producer (what a restart rebuilds the marks from).
+  const summary = h.wal.summaries().at(-1);
+  assert.deepEqual([...(summary?.producers ?? [])].sort(), [
+    ['mv-1', 1, 1],
+    ['mv-2', 0, 0],
+  ]);
+});
+
+test('a replayed tag arriving while the first write is in flight is dropped once that lands', async () => {
+  const h = await setup(() => false, 20);
+  const b = batch([7], { producer: { id: 'p', tag: { seq: 3, part: 0 } } });
+  const [first, second] = await Promise.all([h.writer.submit(b), h.writer.submit(b)]);
+  assert.equal(first.count, 1);
+  assert.equal(second.count, 0);
+  assert.deepEqual([...h.table.values()], ['[7]']);
+});
+
+test('a tagged write the engine refuses does not raise the mark: its retry writes', async () => {
+  let refuse = true;
+  const h = await setup(() => refuse);
+  const b = batch([5], { producer: { id: 'p', tag: { seq: 1, part: 0 } } });
+  await assert.rejects(h.writer.submit(b));
+  refuse = false;
+  assert.equal((await h.writer.submit(b)).count, 1);
+  const summary = h.wal.summaries().at(-1);
+  assert.deepEqual(summary?.producers, [['p', 1, 0]]);
 });

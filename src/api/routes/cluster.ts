@@ -27,7 +27,7 @@ export function clusterRoutes(app: FastifyInstance, s: Services): void {
         cpu_usage: cpu.percent(),
         roles: ['Metadata', 'Data'],
         state: online ? 'Online' : 'Offline',
-        total_mvs: s.catalog.list('materialized_view').length,
+        total_mvs: s.mvs.list().length,
         total_shards: s.catalog.list('stream').length,
       },
     ];

@@ -4,6 +4,7 @@ import { parseViewQuery, type ViewCatalogRecord, type ViewStore } from '../../vi
 import { ADMIN, READ } from '../access.ts';
 import { actorOfRequest } from '../auth.ts';
 import type { Services } from '../services.ts';
+import { createMaterializedViewFromBody } from './materialized-views.ts';
 
 const VIEW_NAME = { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_]{0,63}$' } as const;
 const DB = { type: 'string', minLength: 1 } as const;
@@ -117,8 +118,16 @@ export function viewRoutes(app: FastifyInstance, s: Services): void {
 
   app.post('/v1beta2/views', { schema: createView, config: ADMIN }, async (request, reply) => {
     const body = request.body as ViewBody & { name: string; query: string };
-    if (body.materialized)
-      throw err('NOT_IMPLEMENTED', { detail: 'materialized views are not supported yet' });
+    if (body.materialized) {
+      const { materialized: _, ...mv } = body;
+      const record = await createMaterializedViewFromBody(
+        s,
+        dbOf(request.query),
+        mv,
+        actorOfRequest(request),
+      );
+      return reply.status(201).send(await viewResource(s.views, record));
+    }
     refuseStorageFields(body);
     const record = await s.views.create(
       {
@@ -142,6 +151,29 @@ export function viewRoutes(app: FastifyInstance, s: Services): void {
     const body = (request.body ?? {}) as ViewBody;
     const db = dbOf(request.query);
     s.views.require(db, name);
+    if (s.mvs.get(db, name)) {
+      if (body.query !== undefined)
+        throw err('INVALID_FIELD', {
+          field: 'query',
+          detail: 'the query of a materialized view cannot change; drop the view and create it again',
+        });
+      await s.mvs.update(
+        db,
+        name,
+        {
+          ...(body.description !== undefined ? { description: body.description } : {}),
+          ...(body.ttl_expression !== undefined ? { ttl: body.ttl_expression } : {}),
+          ...(body.logstore_retention_bytes !== undefined
+            ? { logstoreRetentionBytes: body.logstore_retention_bytes }
+            : {}),
+          ...(body.logstore_retention_ms !== undefined
+            ? { logstoreRetentionMs: body.logstore_retention_ms }
+            : {}),
+        },
+        actorOfRequest(request),
+      );
+      return reply.status(204).send();
+    }
     refuseStorageFields(body);
     await s.views.update(
       db,
@@ -157,7 +189,9 @@ export function viewRoutes(app: FastifyInstance, s: Services): void {
 
   app.delete('/v1beta2/views/:name', { schema: byDb, config: ADMIN }, async (request, reply) => {
     const { name } = request.params as { name: string };
-    await s.views.drop(dbOf(request.query), name);
+    const db = dbOf(request.query);
+    if (s.mvs.get(db, name)) await s.mvs.drop(db, name);
+    else await s.views.drop(db, name);
     return reply.status(204).send();
   });
 }

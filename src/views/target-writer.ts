@@ -1,0 +1,79 @@
+import { parse, stringify } from 'lossless-json';
+import type { ResultColumn } from '../queries/query-types.ts';
+import type { StreamStore } from '../stream/stream-store.ts';
+import { type OutputTag, type ResultSink, tagAfter } from '../streaming/result-sink.ts';
+import type { PauseGate } from './pause-gate.ts';
+
+export interface TargetWriterOptions {
+  streams: StreamStore;
+  db: string;
+  /** The target stream's name. */
+  target: string;
+  /** The producer id of the writes: the view's id. */
+  producerId: string;
+  gate: PauseGate;
+}
+
+/** What a view has written, for stats and the bench. */
+export interface WriteCounters {
+  rows: number;
+  writes: number;
+  /** Epoch ms of the last committed write (0: none yet). */
+  lastWriteAt: number;
+}
+
+/**
+ * The sink of a materialized view: each hand-over of rows becomes one ingest into the target stream
+ * through the stream store (the same writer and WAL as any ingest, so tails and downstream views
+ * see the rows). Columns are matched by name: a result column the target lacks (`_tp_sn`, a
+ * `_tp_delta` of an append target) is not written, target columns the result lacks take their
+ * defaults, and `_tp_time` is the result's own when it has one (else the commit time).
+ *
+ * A tagged hand-over (durable executions) is written with the view as producer: one whose tag is
+ * not after the target's last durable tag for this view is acknowledged without writing.
+ */
+export class TargetWriter implements ResultSink {
+  readonly counters: WriteCounters = { rows: 0, writes: 0, lastWriteAt: 0 };
+  private header: readonly ResultColumn[] = [];
+
+  constructor(private readonly o: TargetWriterOptions) {}
+
+  /** The result header of the execution about to run (set before each run). */
+  setHeader(header: readonly ResultColumn[]): void {
+    this.header = header;
+  }
+
+  async rows(rows: readonly string[], tag?: OutputTag): Promise<void> {
+    if (rows.length === 0) return;
+    await this.o.gate.enter();
+    try {
+      const { streams, db, target, producerId } = this.o;
+      if (tag && !tagAfter(tag, streams.lastProducerTag(db, target, producerId))) return;
+      const body = this.body(rows);
+      await streams.ingestBody(db, target, body, 'compact', 'utf-8', {
+        ...(tag ? { producer: { id: producerId, tag } } : {}),
+      });
+      this.counters.rows += rows.length;
+      this.counters.writes++;
+      this.counters.lastWriteAt = Date.now();
+    } finally {
+      this.o.gate.leave();
+    }
+  }
+
+  /** A compact ingest body of the rows, with only the columns the target has. */
+  private body(rows: readonly string[]): Buffer {
+    const def = this.o.streams.require(this.o.db, this.o.target).value;
+    const writable = new Set(def.columns.filter((c) => !c.alias).map((c) => c.name));
+    const keep = this.header.flatMap((c, i) => (writable.has(c.name) && c.name !== '_tp_sn' ? [i] : []));
+    const columns = keep.map((i) => (this.header[i] as ResultColumn).name);
+    let data: readonly string[] = rows;
+    if (keep.length !== this.header.length) {
+      data = rows.map((line) => {
+        const row = parse(line) as unknown[];
+        return stringify(keep.map((i) => row[i])) ?? '[]';
+      });
+    }
+    return Buffer.from(`{"columns":${JSON.stringify(columns)},"data":[${data.join(',')}]}`);
+  }
+}
