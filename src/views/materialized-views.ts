@@ -82,8 +82,6 @@ interface Running {
   gate: PauseGate;
 }
 
-const SYSTEM_USER = { username: 'system', role: 'admin' as const };
-
 function shown(db: string, name: string, defaultDb: string): string {
   return db === defaultDb ? name : `${db}.${name}`;
 }

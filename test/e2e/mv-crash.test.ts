@@ -76,7 +76,7 @@ test('views survive SIGKILL: the targets equal the historical queries over the s
         const r = await call('/v1beta2/streams/src/ingest', { columns: ['k', 'v', 'ts'], data: batch }).catch(
           () => undefined,
         );
-        if (!r || r.status !== 200) {
+        if (r?.status !== 200) {
           event -= 20;
           return;
         }
