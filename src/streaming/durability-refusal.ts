@@ -1,0 +1,19 @@
+import type { StreamingProgram } from './streaming-program.ts';
+
+/**
+ * Why a streaming program cannot run durably (durability.ts), as a user-facing reason; undefined
+ * when it can. A durable run must rebuild every piece of state a step depends on from a
+ * checkpoint; the shapes below keep state the executor does not checkpoint yet.
+ */
+export function durabilityRefusal(program: StreamingProgram): string | undefined {
+  if (program.children.length > 0)
+    return 'a checkpointed query cannot read a nested streaming query (a subquery over a stream); make the subquery a materialized view and read that';
+  if (program.join)
+    return 'a checkpointed query cannot join streams yet (the join state is not checkpointed)';
+  if ((program.snapshots ?? []).length > 0)
+    return 'a checkpointed query cannot join table() snapshots (the snapshot is taken when the query starts)';
+  if (program.session) return 'a checkpointed query cannot use session windows yet';
+  if (program.tailVariants?.initial)
+    return 'a checkpointed query cannot read a versioned_kv or changelog_kv stream as a stream yet';
+  return undefined;
+}
