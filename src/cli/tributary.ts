@@ -109,7 +109,7 @@ export class Tributary {
       });
       const clock = tuning.clock ?? (() => new Date());
       const licenseKeys = config.licensePublicKeys ? parsePublicKeys(config.licensePublicKeys) : [];
-      const built = buildPlanner({ engine, catalog, streams, inputs });
+      const built = buildPlanner({ engine, catalog, streams, inputs, dataDir: config.dataDir });
       const services: Services = {
         config,
         logger,
