@@ -176,9 +176,24 @@ export class CaseContext {
     stream.close();
   }
 
-  /** `kill` of a case query id: stop every query of that id that runs (pending ones are not yet known). */
+  /** The server's id of the last query started under a case query id (undefined before it announced itself). */
+  serverIdOf(queryId: string): string | undefined {
+    const runs = this.runsOf(queryId).filter((r) => r.stream?.id !== undefined);
+    return runs[runs.length - 1]?.stream?.id;
+  }
+
+  /**
+   * `kill` of a case query id: stop every query of that id that runs (pending ones are not yet
+   * known), and every query running under the same server id (a RECOVER FROM keeps the id of the
+   * query it recovers, as in Proton, whatever case query id the case gave it).
+   */
   async stopQueries(queryId: string): Promise<void> {
-    for (const run of this.runsOf(queryId)) await this.stopRun(run);
+    const own = this.runsOf(queryId);
+    const serverIds = new Set(own.map((r) => r.stream?.id).filter((id) => id !== undefined));
+    const sameServerId = this.runs.filter(
+      (r) => !own.includes(r) && r.stream?.id !== undefined && serverIds.has(r.stream.id),
+    );
+    for (const run of [...own, ...sameServerId]) await this.stopRun(run);
   }
 
   /**
