@@ -12,7 +12,6 @@ export function durabilityRefusal(program: StreamingProgram): string | undefined
     return 'a checkpointed query cannot join streams yet (the join state is not checkpointed)';
   if ((program.snapshots ?? []).length > 0)
     return 'a checkpointed query cannot join table() snapshots (the snapshot is taken when the query starts)';
-  if (program.session) return 'a checkpointed query cannot use session windows yet';
   if (program.tailVariants?.initial)
     return 'a checkpointed query cannot read a versioned_kv or changelog_kv stream as a stream yet';
   return undefined;

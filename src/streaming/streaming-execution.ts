@@ -15,7 +15,7 @@ import { type StepInputs, type StepPart, stepInputs, unionOf } from './join-inpu
 import { carryLiteral, carryMarker, keyedCarryLiteral } from './lag-rewrite.ts';
 import type { ExecutionProgress, PipelineStep, ResultSink } from './result-sink.ts';
 import { SESSION_ROWS, sessionRowsSql } from './session-planner.ts';
-import { type Session, type SessionRow, SessionTracker } from './session-tracker.ts';
+import { type SavedSessions, type Session, type SessionRow, SessionTracker } from './session-tracker.ts';
 import { type CommittedRanges, SourceCursor } from './source-cursor.ts';
 import { P } from './sql-template.ts';
 import { StateTable } from './state-table.ts';
@@ -50,6 +50,7 @@ interface SavedState {
   lastEmitted: Array<[string, string]>;
   carried: unknown[][];
   carriedByKey: Array<Array<[string, unknown[]]>>;
+  sessions?: SavedSessions;
 }
 
 interface StepStats {
@@ -422,6 +423,7 @@ export class StreamingExecution implements RowsPlan {
       lastEmitted: [...this.lastEmitted].map(([k, row]) => [k, stringify(row) ?? '[]']),
       carried: this.carried,
       carriedByKey: this.carriedByKey.map((m) => [...m]),
+      ...(this.sessions ? { sessions: this.sessions.save() } : {}),
     };
   }
 
@@ -450,6 +452,7 @@ export class StreamingExecution implements RowsPlan {
     saved.carriedByKey.forEach((entries, i) => {
       this.carriedByKey[i] = new Map(entries);
     });
+    if (this.sessions && saved.sessions) this.sessions.restore(saved.sessions);
   }
 
   // --- steps ---
