@@ -16,6 +16,8 @@ export class RunnerError extends Error {
   }
 }
 
+const RECOVER_FROM = /^\s*recover\s+from\s+'([^']*)'\s*;?\s*$/i;
+
 /** One statement's query, from dispatch to end. */
 export class QueryRun {
   /** pending: waiting (depends_on, wait); starting: request sent; running: `query` event seen. */
@@ -34,7 +36,15 @@ export class QueryRun {
     readonly sql: string,
     readonly background: boolean,
     readonly item: Record<string, unknown>,
-  ) {}
+  ) {
+    this.recovers = RECOVER_FROM.exec(sql)?.[1];
+  }
+
+  /**
+   * The case query id a `RECOVER FROM '<id>'` recovers: in Proton the recovered query runs under
+   * that id, so `depends_on` and `kill` of that id reach it.
+   */
+  readonly recovers: string | undefined;
 
   get ended(): boolean {
     return this.state === 'ended';
@@ -113,8 +123,9 @@ export class CaseContext {
     return undefined;
   }
 
+  /** The runs of a case query id, the queries recovering it included. */
   private runsOf(queryId: string): QueryRun[] {
-    return this.runs.filter((r) => r.queryId === queryId);
+    return this.runs.filter((r) => r.queryId === queryId || r.recovers === queryId);
   }
 
   /**
@@ -178,7 +189,7 @@ export class CaseContext {
 
   /** The server's id of the last query started under a case query id (undefined before it announced itself). */
   serverIdOf(queryId: string): string | undefined {
-    const runs = this.runsOf(queryId).filter((r) => r.stream?.id !== undefined);
+    const runs = this.runs.filter((r) => r.queryId === queryId && r.stream?.id !== undefined);
     return runs[runs.length - 1]?.stream?.id;
   }
 
