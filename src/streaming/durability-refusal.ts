@@ -8,11 +8,9 @@ import type { StreamingProgram } from './streaming-program.ts';
 export function durabilityRefusal(program: StreamingProgram): string | undefined {
   if (program.children.length > 0)
     return 'a checkpointed query cannot read a nested streaming query (a subquery over a stream); make the subquery a materialized view and read that';
-  if (program.join)
-    return 'a checkpointed query cannot join streams yet (the join state is not checkpointed)';
+  if (program.join?.kind === 'enrich' || program.join?.kind === 'changelog')
+    return 'a checkpointed query cannot join versioned_kv or changelog_kv streams yet';
   if ((program.snapshots ?? []).length > 0)
-    return 'a checkpointed query cannot join table() snapshots (the snapshot is taken when the query starts)';
-  if (program.tailVariants?.initial)
-    return 'a checkpointed query cannot read a versioned_kv or changelog_kv stream as a stream yet';
+    return 'a checkpointed query cannot join table() snapshots yet (the snapshot is taken when the query starts)';
   return undefined;
 }

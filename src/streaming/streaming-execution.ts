@@ -51,6 +51,10 @@ interface SavedState {
   carried: unknown[][];
   carriedByKey: Array<Array<[string, unknown[]]>>;
   sessions?: SavedSessions;
+  /** The program's start positions when the run began (joins read the other sides from them). */
+  startAfter: number[];
+  /** What the step inputs keep (join watermarks, ...). */
+  inputs?: unknown;
 }
 
 interface StepStats {
@@ -86,8 +90,10 @@ export class StreamingExecution implements RowsPlan {
 
   /** The engine, each statement holding the flush locks of the streams this query reads. */
   private readonly engine: Engine;
-  /** What each step reads: the sources' new ranges, or a join's parts. */
-  private readonly inputs: StepInputs;
+  /** Per source: where the first run of this execution started (a restore takes it back). */
+  private startAfter: number[];
+  /** What each step reads: the sources' new ranges, or a join's parts (rebuilt by a restore). */
+  private inputs: StepInputs;
 
   constructor(
     private readonly rawEngine: Engine,
@@ -103,9 +109,10 @@ export class StreamingExecution implements RowsPlan {
     // Reading steps carry SQL derived from the user's query: they run under the engine's readonly.
     const engine = userSqlEngine(rawEngine);
     this.engine = keys.length > 0 ? guardedEngine(engine, (work) => ranges.read(keys, work)) : engine;
+    this.startAfter = [...program.startAfter];
     this.inputs = stepInputs(
       program.join,
-      program.startAfter,
+      this.startAfter,
       this.engine,
       program.tailVariants?.initial !== undefined,
     );
@@ -376,6 +383,7 @@ export class StreamingExecution implements RowsPlan {
       const saved = tables[`dedup${i}`];
       if (saved) await this.rawEngine.query(`INSERT INTO ${d.table} SELECT * FROM ${saved}`);
     }
+
     log.seq = checkpoint.seq;
     for (const entry of await store.journal()) {
       log.replay(entry);
@@ -424,6 +432,8 @@ export class StreamingExecution implements RowsPlan {
       carried: this.carried,
       carriedByKey: this.carriedByKey.map((m) => [...m]),
       ...(this.sessions ? { sessions: this.sessions.save() } : {}),
+      startAfter: [...this.startAfter],
+      ...(this.inputs.save ? { inputs: this.inputs.save() } : {}),
     };
   }
 
@@ -453,6 +463,15 @@ export class StreamingExecution implements RowsPlan {
       this.carriedByKey[i] = new Map(entries);
     });
     if (this.sessions && saved.sessions) this.sessions.restore(saved.sessions);
+    // Joins read the other sides from where the first run started, not from this run's start.
+    this.startAfter = [...saved.startAfter];
+    this.inputs = stepInputs(
+      this.program.join,
+      this.startAfter,
+      this.engine,
+      this.program.tailVariants?.initial !== undefined,
+    );
+    if (saved.inputs !== undefined) this.inputs.restore?.(saved.inputs);
   }
 
   // --- steps ---

@@ -158,6 +158,41 @@ test('session windows EMIT ON UPDATE', async () => {
   );
 });
 
+test('a join of streams (both sides read from where the first run started)', async () => {
+  await equivalent(
+    "SELECT a.id, b.v AS bv FROM dur AS a JOIN dur AS b ON a.id = b.id AND a.v = b.v SETTINGS seek_to='earliest'",
+  );
+});
+
+test('a range join (its watermarks and live bounds survive a crash), aggregated ON UPDATE', async () => {
+  await equivalent(
+    "SELECT a.k, count() AS c FROM dur AS a JOIN dur AS b ON a.k = b.k AND date_diff_within(2s, a.t, b.t) GROUP BY a.k EMIT ON UPDATE SETTINGS seek_to='earliest'",
+  );
+});
+
+test('a versioned_kv stream read as a stream: its first step (latest row per key) is not redone', async () => {
+  await exec("CREATE STREAM dur_kv (k string, v int32) PRIMARY KEY k SETTINGS mode='versioned_kv'");
+  await exec("INSERT INTO dur_kv (k, v) VALUES ('a', 1), ('b', 2), ('a', 3)");
+  const start = s.streams.committedSn('default', 'dur_kv');
+  const kvBoundaries: number[] = [];
+  for (let b = 0; b < 8; b++) {
+    await exec(`INSERT INTO dur_kv (k, v) VALUES ('${'abc'[b % 3]}', ${b * 10}), ('z', ${b})`);
+    kvBoundaries.push(s.streams.committedSn('default', 'dur_kv'));
+  }
+  const sql = "SELECT k, v FROM dur_kv SETTINGS seek_to='earliest'";
+  const base = { sql, boundaries: kvBoundaries, periodic: false, initial: start };
+  const reference = await drive(s, { ...base, checkpointIntervalMs: 0, owner: 'kv-ref' });
+  assert.ok(reference.taken.length > 0);
+  for (const [i, sc] of [
+    { checkpointIntervalMs: 0, crashAtHandover: [1, 3], crashAfterAppend: [4] },
+    { checkpointIntervalMs: 3_600_000, crashAfterAppend: [2, 6], crashAtHandover: [5] },
+  ].entries()) {
+    const r = await drive(s, { ...base, ...sc, owner: `kv-${i}` });
+    assert.ok(r.restarts >= 1);
+    assert.deepEqual(r.taken, reference.taken);
+  }
+});
+
 test('a durable run saves checkpoint 0 before its first event; a non-durable run writes no checkpoint', async () => {
   const before = await readdir(checkpointsDir(h.dataDir)).catch(() => [] as string[]);
   const plan = await s.planner.plan("SELECT id FROM dur SETTINGS seek_to='earliest'", {
@@ -210,8 +245,18 @@ test('durabilityRefusal names the shapes a durable run cannot checkpoint', async
     ),
     undefined,
   );
+  assert.equal(
+    durabilityRefusal(await program('SELECT a.id FROM dur AS a JOIN dur AS b ON a.id = b.id')),
+    undefined,
+  );
   assert.match(
-    durabilityRefusal(await program('SELECT a.id FROM dur AS a JOIN dur AS b ON a.id = b.id')) ?? '',
-    /join/,
+    durabilityRefusal(await program('SELECT a.id FROM dur AS a JOIN table(dur) AS b ON a.id = b.id')) ?? '',
+    /table\(\) snapshots/,
+  );
+  assert.match(
+    durabilityRefusal(
+      await program('SELECT id FROM (SELECT id, count() AS c FROM dur GROUP BY id) WHERE c > 1'),
+    ) ?? '',
+    /nested streaming query/,
   );
 });
