@@ -42,6 +42,8 @@ interface SavedState {
   newSinceEmit: boolean;
   backfill: boolean;
   timedOut: boolean;
+  /** When the next periodic emit was due (epoch ms; null without PERIODIC). */
+  nextPeriodic: number | null;
   lastEventTime: number;
   watermarks: Array<[string, string | null, string | null]>;
   versionBases: Array<[string, number]>;
@@ -178,7 +180,7 @@ export class StreamingExecution implements RowsPlan {
       const policy = p.policy;
       const periodicMs = policy.shape !== 'tail' ? policy.periodicMs : undefined;
       const timeoutMs = policy.shape === 'window' ? policy.timeoutMs : undefined;
-      let nextPeriodic = periodicMs ? Date.now() + periodicMs : Number.POSITIVE_INFINITY;
+      this.nextPeriodic = periodicMs ? Date.now() + periodicMs : Number.POSITIVE_INFINITY;
       this.lastRowsAt = Date.now();
       // Only a query told to start in the past backfills; rows committed while it was being
       // planned are live rows.
@@ -216,10 +218,10 @@ export class StreamingExecution implements RowsPlan {
           continue;
         }
         const now = Date.now();
-        if (now >= nextPeriodic) {
+        if (now >= this.nextPeriodic) {
           // At least 1 ms ahead: a period below the clock's grain (`1us`, `1ns`, accepted as in
           // Proton) runs every millisecond instead of re-arming in the past and spinning.
-          nextPeriodic = now + Math.max(periodicMs ?? 0, 1);
+          this.nextPeriodic = now + Math.max(periodicMs ?? 0, 1);
           if (this.newSinceEmit && (state || this.sessions)) await event({ kind: 'periodic' });
           continue;
         }
@@ -232,7 +234,7 @@ export class StreamingExecution implements RowsPlan {
           continue;
         }
         const waitUntil = Math.min(
-          nextPeriodic,
+          this.nextPeriodic,
           timeoutMs !== undefined && Number.isFinite(this.lastRowsAt)
             ? this.lastRowsAt + timeoutMs
             : Number.POSITIVE_INFINITY,
@@ -309,6 +311,8 @@ export class StreamingExecution implements RowsPlan {
   private newSinceEmit = false;
   /** The query is reading what was committed before it started (watermarks muted). */
   private backfill = false;
+  /** When the next periodic emit is due (epoch ms; +Infinity without PERIODIC). */
+  private nextPeriodic = Number.POSITIVE_INFINITY;
   /** When the last step with rows ran (EMIT ... TIMEOUT); +Infinity once the timeout fired. */
   private lastRowsAt = 0;
 
@@ -424,6 +428,7 @@ export class StreamingExecution implements RowsPlan {
       newSinceEmit: this.newSinceEmit,
       backfill: this.backfill,
       timedOut: !Number.isFinite(this.lastRowsAt),
+      nextPeriodic: Number.isFinite(this.nextPeriodic) ? this.nextPeriodic : null,
       lastEventTime: this.progressStats.lastEventTime,
       watermarks: this.watermark?.save() ?? [],
       versionBases: [...this.versionBases],
@@ -451,6 +456,9 @@ export class StreamingExecution implements RowsPlan {
     this.newSinceEmit = saved.newSinceEmit;
     this.backfill = saved.backfill;
     this.lastRowsAt = saved.timedOut ? Number.POSITIVE_INFINITY : Date.now();
+    // Periodic emits keep their cadence across a restart: one overdue fires after the first steps.
+    if (saved.nextPeriodic !== null && Number.isFinite(this.nextPeriodic))
+      this.nextPeriodic = Math.min(this.nextPeriodic, saved.nextPeriodic);
     this.progressStats.lastEventTime = saved.lastEventTime;
     this.watermark?.restore(saved.watermarks);
     for (const [k, v] of saved.versionBases) this.versionBases.set(k, v);

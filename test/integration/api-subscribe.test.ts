@@ -6,7 +6,7 @@
  * answer clear errors.
  */
 import assert from 'node:assert/strict';
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { StreamingApi } from '../helpers/streaming-client.ts';
@@ -68,6 +68,28 @@ test('a subscribed global aggregation keeps its state across RECOVER', async () 
   const r = await api.start(`recover from '${q.id}'`);
   await r.waitForRows(1);
   assert.deepEqual(r.rows.at(-1), [4, 16], 'the count goes on from the checkpoint');
+  await r.cancel();
+  await api.exec(`unsubscribe to '${q.id}'`);
+});
+
+test('periodic emits keep their cadence across RECOVER: one that fell due while away comes with the first rows', async () => {
+  const st = await api.createStream('sub', '(i int, s string)');
+  const q = await api.start(
+    `subscribe to select max(i) from ${st} emit periodic 1h settings checkpoint_interval=1`,
+  );
+  await api.exec(`insert into ${st}(i, s) values (5, 'a')`);
+  await q.waitForScanned(1);
+  await q.cancel();
+  // As if the hour had passed while the query was away: the checkpoint's next emit is overdue.
+  const file = join(api.h.dataDir, 'checkpoints', q.id, 'checkpoint.json');
+  const saved = JSON.parse(await readFile(file, 'utf8'));
+  assert.equal(typeof saved.checkpoint.state.nextPeriodic, 'number');
+  saved.checkpoint.state.nextPeriodic = Date.now() - 1;
+  await writeFile(file, JSON.stringify(saved));
+  await api.exec(`insert into ${st}(i, s) values (7, 'b')`);
+  const r = await api.start(`recover from '${q.id}'`);
+  await r.waitForRows(1);
+  assert.deepEqual(r.rows, [[7]]);
   await r.cancel();
   await api.exec(`unsubscribe to '${q.id}'`);
 });
