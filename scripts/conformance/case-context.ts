@@ -16,6 +16,8 @@ export class RunnerError extends Error {
   }
 }
 
+const RECOVER_FROM = /^\s*recover\s+from\s+'([^']*)'\s*;?\s*$/i;
+
 /** One statement's query, from dispatch to end. */
 export class QueryRun {
   /** pending: waiting (depends_on, wait); starting: request sent; running: `query` event seen. */
@@ -34,7 +36,15 @@ export class QueryRun {
     readonly sql: string,
     readonly background: boolean,
     readonly item: Record<string, unknown>,
-  ) {}
+  ) {
+    this.recovers = RECOVER_FROM.exec(sql)?.[1];
+  }
+
+  /**
+   * The case query id a `RECOVER FROM '<id>'` recovers: in Proton the recovered query runs under
+   * that id, so `depends_on` and `kill` of that id reach it.
+   */
+  readonly recovers: string | undefined;
 
   get ended(): boolean {
     return this.state === 'ended';
@@ -113,8 +123,9 @@ export class CaseContext {
     return undefined;
   }
 
+  /** The runs of a case query id, the queries recovering it included. */
   private runsOf(queryId: string): QueryRun[] {
-    return this.runs.filter((r) => r.queryId === queryId);
+    return this.runs.filter((r) => r.queryId === queryId || r.recovers === queryId);
   }
 
   /**
@@ -176,9 +187,24 @@ export class CaseContext {
     stream.close();
   }
 
-  /** `kill` of a case query id: stop every query of that id that runs (pending ones are not yet known). */
+  /** The server's id of the last query started under a case query id (undefined before it announced itself). */
+  serverIdOf(queryId: string): string | undefined {
+    const runs = this.runs.filter((r) => r.queryId === queryId && r.stream?.id !== undefined);
+    return runs[runs.length - 1]?.stream?.id;
+  }
+
+  /**
+   * `kill` of a case query id: stop every query of that id that runs (pending ones are not yet
+   * known), and every query running under the same server id (a RECOVER FROM keeps the id of the
+   * query it recovers, as in Proton, whatever case query id the case gave it).
+   */
   async stopQueries(queryId: string): Promise<void> {
-    for (const run of this.runsOf(queryId)) await this.stopRun(run);
+    const own = this.runsOf(queryId);
+    const serverIds = new Set(own.map((r) => r.stream?.id).filter((id) => id !== undefined));
+    const sameServerId = this.runs.filter(
+      (r) => !own.includes(r) && r.stream?.id !== undefined && serverIds.has(r.stream.id),
+    );
+    for (const run of [...own, ...sameServerId]) await this.stopRun(run);
   }
 
   /**

@@ -26,6 +26,19 @@ export function killQueryTarget(sql: string): string | undefined {
   return m ? m[1] : undefined;
 }
 
+const BY_QUERY_ID = /^(\s*(?:recover\s+from|unsubscribe\s+to)\s+')([^']*)('\s*;?\s*)$/i;
+
+/**
+ * `RECOVER FROM '<id>'` / `UNSUBSCRIBE TO '<id>'` name a case query id, which the server does not
+ * know (it assigns its own ids): the SQL with the server's id of that query, when it ran.
+ */
+export function withServerQueryId(sql: string, serverIdOf: (caseId: string) => string | undefined): string {
+  const m = BY_QUERY_ID.exec(sql);
+  if (!m) return sql;
+  const id = serverIdOf(m[2]!);
+  return id === undefined ? sql : `${m[1]}${id}${m[3]}`;
+}
+
 /** Whether a statement runs in the background (streaming queries, `run_mode: process`). */
 export function isBackground(item: StepItem): boolean {
   return textOf(item, 'query_type') === 'stream' || textOf(item, 'run_mode') === 'process';
@@ -132,7 +145,12 @@ async function perform(ctx: CaseContext, item: StepItem, run: QueryRun): Promise
     run.markEnded();
     return { kind: 'rows', columns: [], rows: [] };
   }
-  return runSql(ctx, run, run.sql, item);
+  return runSql(
+    ctx,
+    run,
+    withServerQueryId(run.sql, (id) => ctx.serverIdOf(id)),
+    item,
+  );
 }
 
 /** `kill`, `drop_view`, `drop_stream` after a statement or input batch, each after its `_wait`. */

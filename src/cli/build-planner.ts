@@ -27,6 +27,12 @@ import {
   renameStreamHandler,
 } from '../queries/statements/stream-statements.ts';
 import { SubDispatch } from '../queries/statements/sub-dispatch.ts';
+import {
+  recoverHandler,
+  subscribeHandler,
+  unsubscribeHandler,
+} from '../queries/subscriptions/subscription-statements.ts';
+import { Subscriptions } from '../queries/subscriptions/subscriptions.ts';
 import type {
   DropStatement,
   RenameStatement,
@@ -64,6 +70,8 @@ export interface PlannerDeps {
   logger?: Logger;
   /** Backoff of failing materialized views (tests shorten it). */
   mvRetry?: RetryPolicy;
+  /** The data directory: checkpoints of subscribed queries (SUBSCRIBE/RECOVER/UNSUBSCRIBE) live under it. */
+  dataDir?: string;
 }
 
 /** The statement families shared by several owners; each owner registers its part. */
@@ -139,6 +147,14 @@ export function buildPlanner(deps: PlannerDeps): {
     .register('Rename', dispatch.rename.handler())
     .register('Show', dispatch.show.handler())
     .register('ShowCreate', dispatch.showCreate.handler());
+  if (deps.dataDir !== undefined) {
+    // Checkpointed queries (Proton's SUBSCRIBE / RECOVER / UNSUBSCRIBE).
+    const subs = { select, subscriptions: new Subscriptions(deps.engine, deps.dataDir) };
+    planner
+      .register('Subscribe', subscribeHandler(subs))
+      .register('Recover', recoverHandler(subs))
+      .register('Unsubscribe', unsubscribeHandler(subs));
+  }
   if (deps.inputs) {
     const inputs = deps.inputs;
     planner.register('CreateInput', createInputHandler(inputs));

@@ -118,6 +118,7 @@ export class Tributary {
         streams,
         inputs,
         logger,
+        dataDir: config.dataDir,
         ...(tuning.mvRetry ? { mvRetry: tuning.mvRetry } : {}),
       });
       const services: Services = {

@@ -106,6 +106,24 @@ export const ERRORS = {
     system: 'timeplusd',
     message: 'Query exceeded its timeout of {timeout_ms} ms',
   },
+  CHECKPOINT_NOT_FOUND: {
+    code: 2003,
+    status: 404,
+    system: 'timeplusd',
+    message: "Can't find query={id}: no subscribed query with this id has a checkpoint",
+  },
+  QUERY_ALREADY_RUNNING: {
+    code: 216,
+    status: 409,
+    system: 'timeplusd',
+    message: 'Query {id} is already running',
+  },
+  RECOVER_CHECKPOINT_FAILED: {
+    code: 2528,
+    status: 500,
+    system: 'timeplusd',
+    message: 'Cannot recover query={id} from its checkpoint: {detail}',
+  },
   HAVE_DEPENDENT_OBJECTS: {
     code: 630,
     status: 409,

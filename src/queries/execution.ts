@@ -20,6 +20,8 @@ export interface RowsPlan {
   header: ResultColumn[];
   /** False for a historical query, which ends by itself. */
   streaming: boolean;
+  /** The id the query must run under (a subscribed query's id owns its checkpoints); else a new one. */
+  readonly queryId?: string;
   /** Produce rows into `sink` until done, the LIMIT is reached, or `signal` aborts. */
   run(sink: ResultSink, signal: AbortSignal): Promise<void>;
   progress(): ExecutionProgress;

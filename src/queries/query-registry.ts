@@ -13,6 +13,12 @@ export class QueryRegistry {
 
   /** Register a planned query (not yet started). */
   add(request: QueryRequest, plan: RowsPlan, actor: Actor): RunningQuery {
+    // A subscribed query recovered runs under its old id (its checkpoints are named after it).
+    const earlier = plan.queryId !== undefined ? this.queries.get(plan.queryId) : undefined;
+    if (earlier?.status === 'running') {
+      void plan.dispose?.();
+      throw err('QUERY_ALREADY_RUNNING', { id: earlier.id });
+    }
     const q = new RunningQuery(request, plan, actor);
     this.queries.set(q.id, q);
     q.onEnd(() => this.trim());

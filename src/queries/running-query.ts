@@ -19,7 +19,7 @@ const EVENT_TIME_NAMES = ['_tp_time', 'event_time'];
 
 /** One query from start to end: its lifecycle, its Query object and its metrics. */
 export class RunningQuery {
-  readonly id = randomUUID();
+  readonly id: string;
   private readonly controller = new AbortController();
   private readonly info: QueryInfo;
   private rowCount = 0;
@@ -39,6 +39,7 @@ export class RunningQuery {
     readonly plan: RowsPlan,
     actor: Actor,
   ) {
+    this.id = plan.queryId ?? randomUUID();
     this.owner = actor.id;
     const header = plan.header;
     const index = (names: string[]) => header.findIndex((c) => names.includes(c.name));

@@ -40,6 +40,8 @@ export type JournalEntry =
       readonly kind: 'step';
       /** Per source index: the range `(lo, hi]` of `_tp_sn` the step read. */
       readonly ranges: ReadonlyArray<readonly [number, number]>;
+      /** The step ran as part of a backfill (watermarks muted, no emits). */
+      readonly backfill?: boolean;
     }
   | { readonly seq: number; readonly kind: 'periodic' | 'timeout' | 'backfill-end' };
 
@@ -47,7 +49,10 @@ export type JournalEntry =
 export interface ExecutionCheckpoint extends CheckpointInfo {
   /** The execution's in-memory state (cursors, watermarks, emit versions, ...), as it serializes it. */
   readonly state: unknown;
-  /** Engine tables saved with the checkpoint: the execution's table name -> the saved copy. */
+  /**
+   * Engine tables saved with the checkpoint, by a name stable across runs (`state`, `dedup0`, ...):
+   * given to `save`, the execution's live table to copy; as `load` answers it, the saved copy.
+   */
   readonly tables: Readonly<Record<string, string>>;
 }
 
@@ -64,6 +69,8 @@ export interface CheckpointStore {
   append(entry: JournalEntry): Promise<void>;
   /** Journal entries after the newest checkpoint, in order. */
   journal(): Promise<JournalEntry[]>;
+  /** Release what the store holds open (the run ended); it can be used again afterwards. */
+  close?(): Promise<void>;
   /** Remove everything (the view or subscription is dropped). */
   destroy(): Promise<void>;
 }

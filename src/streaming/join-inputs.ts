@@ -27,6 +27,29 @@ export interface StepPart {
  */
 export interface StepInputs {
   parts(ranges: Readonly<Record<string, number>>): Promise<StepPart[]>;
+  /** What the inputs keep from step to step, for a checkpoint (JSON); none when stateless. */
+  save?(): unknown;
+  /** Take back what `save` answered. */
+  restore?(saved: unknown): void;
+}
+
+/** A kv stream read on its own: the first step reads its latest row per key. */
+class KvInitialInputs implements StepInputs {
+  private first = true;
+
+  async parts(ranges: Readonly<Record<string, number>>): Promise<StepPart[]> {
+    const initial = this.first;
+    this.first = false;
+    return [{ values: ranges, ...(initial ? { variant: 'initial' as const } : {}) }];
+  }
+
+  save(): unknown {
+    return { first: this.first };
+  }
+
+  restore(saved: unknown): void {
+    this.first = (saved as { first: boolean }).first;
+  }
 }
 
 /** The inputs of a program: plain ranges, or its join's parts. */
@@ -36,18 +59,9 @@ export function stepInputs(
   engine: Engine,
   kvInitial = false,
 ): StepInputs {
-  if (!join && kvInitial) {
-    // A streaming read of a versioned_kv / changelog_kv stream: its first step is the latest row
-    // per key (the compacted state), then the changes as they come (streaming-sql-notes.md §1.2).
-    let first = true;
-    return {
-      parts: async (ranges) => {
-        const initial = first;
-        first = false;
-        return [{ values: ranges, ...(initial ? { variant: 'initial' as const } : {}) }];
-      },
-    };
-  }
+  // A streaming read of a versioned_kv / changelog_kv stream: its first step is the latest row
+  // per key (the compacted state), then the changes as they come (streaming-sql-notes.md §1.2).
+  if (!join && kvInitial) return new KvInitialInputs();
   if (!join) return { parts: async (ranges) => [{ values: ranges }] };
   switch (join.kind) {
     case 'expand':
@@ -95,6 +109,14 @@ class EnrichInputs implements StepInputs {
     }
     if ((ranges[P.hi(left)] ?? 0) <= (ranges[P.lo(left)] ?? 0)) return [];
     return [{ values: { ...ranges, [P.lo(right)]: -1 } }];
+  }
+
+  save(): unknown {
+    return { appends: this.appends };
+  }
+
+  restore(saved: unknown): void {
+    this.appends = (saved as { appends: number }).appends;
   }
 }
 
@@ -218,6 +240,28 @@ class RangeJoinInputs implements StepInputs {
     if (info.leftLive !== null) this.liveFromLeft = info.leftLive === undefined ? loL : info.leftLive - 1;
     if (info.rightLive !== null) this.liveFromRight = info.rightLive === undefined ? loR : info.rightLive - 1;
     return parts;
+  }
+
+  save(): unknown {
+    const text = (b: bigint | undefined) => (b === undefined ? null : b.toString());
+    return {
+      leftMark: text(this.leftMark),
+      rightMark: text(this.rightMark),
+      combined: text(this.combined),
+      liveFromLeft: this.liveFromLeft,
+      liveFromRight: this.liveFromRight,
+    };
+  }
+
+  restore(saved: unknown): void {
+    const s = saved as Record<string, string | number | null>;
+    const big = (v: string | number | null | undefined) =>
+      v === null || v === undefined ? undefined : BigInt(v);
+    this.leftMark = big(s.leftMark);
+    this.rightMark = big(s.rightMark);
+    this.combined = big(s.combined);
+    this.liveFromLeft = Number(s.liveFromLeft);
+    this.liveFromRight = Number(s.liveFromRight);
   }
 
   private combine(): bigint | undefined {

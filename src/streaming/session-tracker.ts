@@ -46,6 +46,15 @@ interface Substream {
   session?: Session;
 }
 
+/** A tracker's state as a checkpoint keeps it (JSON). */
+export interface SavedSessions {
+  nextId: number;
+  /** Per substream: key, largest event time (null: none yet), its open session. */
+  substreams: Array<[string, number | null, Session | null]>;
+  /** Ids of the open sessions touched since the last `touched()`. */
+  changed: number[];
+}
+
 export class SessionTracker {
   private nextId = 1;
   private readonly substreams = new Map<string, Substream>();
@@ -77,6 +86,35 @@ export class SessionTracker {
       }
     }
     return closed;
+  }
+
+  /** Everything the tracker knows, for a checkpoint. */
+  save(): SavedSessions {
+    return {
+      nextId: this.nextId,
+      substreams: [...this.substreams].map(([key, sub]) => [
+        key,
+        Number.isFinite(sub.maxEventTs) ? sub.maxEventTs : null,
+        sub.session ? { ...sub.session, sns: [...sub.session.sns] } : null,
+      ]),
+      changed: [...this.changed].filter((s) => s.active).map((s) => s.id),
+    };
+  }
+
+  /** Take back what `save` answered (replacing any state so far). */
+  restore(saved: SavedSessions): void {
+    this.nextId = saved.nextId;
+    this.substreams.clear();
+    this.changed.clear();
+    const changed = new Set(saved.changed);
+    for (const [key, max, session] of saved.substreams) {
+      const sub: Substream = { maxEventTs: max ?? Number.NEGATIVE_INFINITY };
+      if (session) {
+        sub.session = { ...session, sns: [...session.sns] };
+        if (changed.has(session.id)) this.changed.add(sub.session);
+      }
+      this.substreams.set(key, sub);
+    }
   }
 
   /** Close every open session (EMIT ... TIMEOUT). */

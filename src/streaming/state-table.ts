@@ -61,6 +61,16 @@ export class StateTable {
     );
   }
 
+  /** Run the deletes still pending (before the table is copied into a checkpoint). */
+  async flushDeletes(): Promise<void> {
+    if (this.pendingDeletes.length > 0) await this.run('SELECT 1');
+  }
+
+  /** Fill the (new, empty) table with the rows of `saved`, a copy of it in a checkpoint. */
+  async restore(saved: string): Promise<void> {
+    await this.engine.query(`INSERT INTO ${this.name} SELECT * FROM ${saved}`);
+  }
+
   /** Folds appended since the last compaction. */
   get appendsSinceCompact(): number {
     return this.rowsSinceCompact;

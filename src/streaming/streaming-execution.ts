@@ -3,15 +3,19 @@ import type { Engine } from '../engine/engine.ts';
 import { guardedEngine } from '../engine/guarded-engine.ts';
 import { quoteIdent, quoteString } from '../engine/settings-clause.ts';
 import { userSqlEngine } from '../engine/user-sql-engine.ts';
+import { err } from '../errors/tributary-error.ts';
 import type { RowsPlan } from '../queries/execution.ts';
 import type { QueryAnalysis, ResultColumn } from '../queries/query-types.ts';
 import { rowsFromLines, wideIntegerColumns } from '../queries/row-codec.ts';
 import { DerivedRanges } from './derived-ranges.ts';
+import type { Durability } from './durability.ts';
+import { durabilityRefusal } from './durability-refusal.ts';
+import { type EventBody, EventLog } from './event-log.ts';
 import { type StepInputs, type StepPart, stepInputs, unionOf } from './join-inputs.ts';
 import { carryLiteral, carryMarker, keyedCarryLiteral } from './lag-rewrite.ts';
 import type { ExecutionProgress, PipelineStep, ResultSink } from './result-sink.ts';
 import { SESSION_ROWS, sessionRowsSql } from './session-planner.ts';
-import { type Session, type SessionRow, SessionTracker } from './session-tracker.ts';
+import { type SavedSessions, type Session, type SessionRow, SessionTracker } from './session-tracker.ts';
 import { type CommittedRanges, SourceCursor } from './source-cursor.ts';
 import { P } from './sql-template.ts';
 import { StateTable } from './state-table.ts';
@@ -24,6 +28,36 @@ import { millisFromNanos } from './window-time.ts';
 const MAX_STEP_ROWS = 1_000_000;
 /** Compact the state table after this many folds. */
 const COMPACT_EVERY = 64;
+
+/** The in-memory state of an execution as a checkpoint keeps it (JSON). */
+interface SavedState {
+  version: 1;
+  /** Per source (cursor order): the last `_tp_sn` processed. */
+  after: number[];
+  emitted: number;
+  emitVersion: number;
+  batch: number;
+  lastEmittedBatch: number;
+  dedupSteps: number;
+  newSinceEmit: boolean;
+  backfill: boolean;
+  timedOut: boolean;
+  /** When the next periodic emit was due (epoch ms; null without PERIODIC). */
+  nextPeriodic: number | null;
+  lastEventTime: number;
+  watermarks: Array<[string, string | null, string | null]>;
+  versionBases: Array<[string, number]>;
+  substreamVersions: Array<[string, number]>;
+  /** CHANGELOG: per group key, the last row emitted (lossless JSON text). */
+  lastEmitted: Array<[string, string]>;
+  carried: unknown[][];
+  carriedByKey: Array<Array<[string, unknown[]]>>;
+  sessions?: SavedSessions;
+  /** The program's start positions when the run began (joins read the other sides from them). */
+  startAfter: number[];
+  /** What the step inputs keep (join watermarks, ...). */
+  inputs?: unknown;
+}
 
 interface StepStats {
   name: string;
@@ -58,8 +92,10 @@ export class StreamingExecution implements RowsPlan {
 
   /** The engine, each statement holding the flush locks of the streams this query reads. */
   private readonly engine: Engine;
-  /** What each step reads: the sources' new ranges, or a join's parts. */
-  private readonly inputs: StepInputs;
+  /** Per source: where the first run of this execution started (a restore takes it back). */
+  private startAfter: number[];
+  /** What each step reads: the sources' new ranges, or a join's parts (rebuilt by a restore). */
+  private inputs: StepInputs;
 
   constructor(
     private readonly rawEngine: Engine,
@@ -75,9 +111,10 @@ export class StreamingExecution implements RowsPlan {
     // Reading steps carry SQL derived from the user's query: they run under the engine's readonly.
     const engine = userSqlEngine(rawEngine);
     this.engine = keys.length > 0 ? guardedEngine(engine, (work) => ranges.read(keys, work)) : engine;
+    this.startAfter = [...program.startAfter];
     this.inputs = stepInputs(
       program.join,
-      program.startAfter,
+      this.startAfter,
       this.engine,
       program.tailVariants?.initial !== undefined,
     );
@@ -94,7 +131,12 @@ export class StreamingExecution implements RowsPlan {
       : undefined;
   }
 
-  async run(sink: ResultSink, signal: AbortSignal): Promise<void> {
+  /**
+   * Run until canceled or the LIMIT is reached. With `durability` the run is durable
+   * (durability.ts): it resumes from the store's checkpoint and journal, journals each event,
+   * tags its hand-overs and saves checkpoints; without, nothing of that costs anything.
+   */
+  async run(sink: ResultSink, signal: AbortSignal, durability?: Durability): Promise<void> {
     const p = this.program;
     const ranges = new DerivedRanges(this.ranges);
     const childAbort = new AbortController();
@@ -109,6 +151,10 @@ export class StreamingExecution implements RowsPlan {
     this.status = 'running';
     let childFailure: unknown;
     try {
+      if (durability) {
+        const refusal = durabilityRefusal(p);
+        if (refusal) throw err('NOT_IMPLEMENTED', { detail: refusal });
+      }
       // Nested queries run alongside, each writing into its derived table.
       for (const child of p.children) {
         await this.engine.query(child.createTable);
@@ -135,62 +181,70 @@ export class StreamingExecution implements RowsPlan {
       const policy = p.policy;
       const periodicMs = policy.shape !== 'tail' ? policy.periodicMs : undefined;
       const timeoutMs = policy.shape === 'window' ? policy.timeoutMs : undefined;
-      let nextPeriodic = periodicMs ? Date.now() + periodicMs : Number.POSITIVE_INFINITY;
-      let lastRowsAt = Date.now();
-      let newSinceEmit = false;
+      this.nextPeriodic = periodicMs ? Date.now() + periodicMs : Number.POSITIVE_INFINITY;
+      this.lastRowsAt = Date.now();
       // Only a query told to start in the past backfills; rows committed while it was being
       // planned are live rows.
-      let backfill = p.backfill && cursors.some((c) => c.pending > 0);
+      this.backfill = p.backfill && cursors.some((c) => c.pending > 0);
+      let out = sink;
+      let log: EventLog | undefined;
+      if (durability) {
+        log = new EventLog(durability);
+        out = log.tagging(sink);
+        await this.resume(log, cursors, state, out);
+      }
+      /** Run one event: journaled first when durable; a checkpoint after it when one is due. */
+      const event = async (body: EventBody) => {
+        if (log) await log.begin(body);
+        await this.apply(body, cursors, state, out);
+        if (!log) return;
+        log.end();
+        if (log.due) await this.checkpoint(log, cursors, state);
+      };
 
       while (!signal.aborted && !this.limitReached()) {
         if (childFailure) throw childFailure;
+        if (this.backfill && !cursors.some((c) => c.pending > 0)) {
+          // The backfill is over: emit what it made final at once (Proton's processAfterUnmuted).
+          await event({ kind: 'backfill-end' });
+          continue;
+        }
         const pending = cursors.filter((c) => c.pending > 0);
         if (pending.length > 0) {
-          const hadRows = await this.step(cursors, state, sink, backfill);
-          const wasBackfill = backfill;
-          backfill = backfill && cursors.some((c) => c.pending > 0);
-          // The backfill is over: emit what it made final at once (Proton's processAfterUnmuted).
-          if (wasBackfill && !backfill && state) await this.afterBackfill(state, sink);
-          if (hadRows) {
-            newSinceEmit = true;
-            lastRowsAt = Date.now();
-          }
+          const stepRanges = cursors.map((c): [number, number] => {
+            const r = c.pending > 0 ? c.nextRange(MAX_STEP_ROWS) : { lo: c.after, hi: c.after };
+            return [r.lo, r.hi];
+          });
+          await event({ kind: 'step', ranges: stepRanges, ...(this.backfill ? { backfill: true } : {}) });
           continue;
         }
-        backfill = false;
         const now = Date.now();
-        if (now >= nextPeriodic) {
+        if (now >= this.nextPeriodic) {
           // At least 1 ms ahead: a period below the clock's grain (`1us`, `1ns`, accepted as in
           // Proton) runs every millisecond instead of re-arming in the past and spinning.
-          nextPeriodic = now + Math.max(periodicMs ?? 0, 1);
-          if (newSinceEmit && state) {
-            newSinceEmit = false;
-            await this.periodicEmit(state, sink);
-          } else if (newSinceEmit && this.sessions) {
-            // Sessions on PERIODIC: the open sessions that got rows since the last tick.
-            newSinceEmit = false;
-            await this.emitSessions(this.sessions.touched(), sink);
-          }
+          this.nextPeriodic = now + Math.max(periodicMs ?? 0, 1);
+          if (this.newSinceEmit && (state || this.sessions)) await event({ kind: 'periodic' });
           continue;
         }
-        if (timeoutMs !== undefined && now - lastRowsAt >= timeoutMs) {
-          // EMIT ... TIMEOUT: no rows for a while; every open window or session is final.
-          lastRowsAt = Number.POSITIVE_INFINITY;
-          if (this.sessions) await this.emitSessions(this.sessions.closeAll(), sink);
-          else if (state && this.watermark?.timeout()) {
-            await this.emit(state, sink, '1');
-            state.delete('1');
-          }
+        if (timeoutMs !== undefined && now - this.lastRowsAt >= timeoutMs) {
+          await event({ kind: 'timeout' });
+          continue;
+        }
+        if (log?.due) {
+          await this.checkpoint(log, cursors, state);
           continue;
         }
         const waitUntil = Math.min(
-          nextPeriodic,
-          timeoutMs !== undefined && Number.isFinite(lastRowsAt)
-            ? lastRowsAt + timeoutMs
+          this.nextPeriodic,
+          timeoutMs !== undefined && Number.isFinite(this.lastRowsAt)
+            ? this.lastRowsAt + timeoutMs
             : Number.POSITIVE_INFINITY,
+          log?.dueAt ?? Number.POSITIVE_INFINITY,
         );
         await this.sleep(waitUntil - now);
       }
+      // A clean stop keeps everything done so far (a crash keeps the last checkpoint and journal).
+      if (log?.hasUnsaved) await this.checkpoint(log, cursors, state);
       this.status = signal.aborted ? 'canceled' : 'finished';
     } catch (e) {
       this.status = 'failed';
@@ -201,6 +255,7 @@ export class StreamingExecution implements RowsPlan {
       await Promise.allSettled(children);
       for (const c of cursors) c.close();
       await state?.drop().catch(() => undefined);
+      await durability?.store.close?.().catch(() => undefined);
       await this.dispose();
     }
   }
@@ -261,23 +316,201 @@ export class StreamingExecution implements RowsPlan {
     }));
   }
 
+  // --- events ---
+
+  /** Rows arrived since the last periodic emit. */
+  private newSinceEmit = false;
+  /** The query is reading what was committed before it started (watermarks muted). */
+  private backfill = false;
+  /** When the next periodic emit is due (epoch ms; +Infinity without PERIODIC). */
+  private nextPeriodic = Number.POSITIVE_INFINITY;
+  /** When the last step with rows ran (EMIT ... TIMEOUT); +Infinity once the timeout fired. */
+  private lastRowsAt = 0;
+
+  /** Run one event (live or replayed from the journal): a step, a periodic emit, a timeout, the backfill's end. */
+  private async apply(
+    event: EventBody,
+    cursors: SourceCursor[],
+    state: StateTable | undefined,
+    sink: ResultSink,
+  ): Promise<void> {
+    switch (event.kind) {
+      case 'step': {
+        const hadRows = await this.step(cursors, event.ranges, state, sink, event.backfill ?? false);
+        if (hadRows) {
+          this.newSinceEmit = true;
+          this.lastRowsAt = Date.now();
+        }
+        return;
+      }
+      case 'backfill-end':
+        this.backfill = false;
+        if (state) await this.afterBackfill(state, sink);
+        return;
+      case 'periodic':
+        this.newSinceEmit = false;
+        if (state) await this.periodicEmit(state, sink);
+        // Sessions on PERIODIC: the open sessions that got rows since the last tick.
+        else if (this.sessions) await this.emitSessions(this.sessions.touched(), sink);
+        return;
+      case 'timeout':
+        // EMIT ... TIMEOUT: no rows for a while; every open window or session is final.
+        this.lastRowsAt = Number.POSITIVE_INFINITY;
+        if (this.sessions) await this.emitSessions(this.sessions.closeAll(), sink);
+        else if (state && this.watermark?.timeout()) {
+          await this.emit(state, sink, '1');
+          state.delete('1');
+        }
+        return;
+    }
+  }
+
+  // --- durability ---
+
+  /** Engine tables the execution reads later, by a name stable across runs. */
+  private liveTables(state: StateTable | undefined): Record<string, string> {
+    const tables: Record<string, string> = {};
+    if (state) tables.state = state.name;
+    (this.program.dedups ?? []).forEach((d, i) => {
+      tables[`dedup${i}`] = d.table;
+    });
+    return tables;
+  }
+
+  /** Start a durable run: restore the checkpoint and replay the journal, or save checkpoint 0. */
+  private async resume(
+    log: EventLog,
+    cursors: SourceCursor[],
+    state: StateTable | undefined,
+    sink: ResultSink,
+  ): Promise<void> {
+    const store = log.durability.store;
+    const checkpoint = await store.load();
+    if (!checkpoint) {
+      // The start position is durable before the first event.
+      await this.checkpoint(log, cursors, state, true);
+      return;
+    }
+    this.restoreState(checkpoint.state as SavedState, cursors);
+    const tables = checkpoint.tables;
+    if (state && tables.state) await state.restore(tables.state);
+    for (const [i, d] of (this.program.dedups ?? []).entries()) {
+      const saved = tables[`dedup${i}`];
+      if (saved) await this.rawEngine.query(`INSERT INTO ${d.table} SELECT * FROM ${saved}`);
+    }
+
+    log.seq = checkpoint.seq;
+    for (const entry of await store.journal()) {
+      log.replay(entry);
+      await this.apply(entry, cursors, state, sink);
+      log.end();
+    }
+  }
+
+  /** Save a checkpoint as of the end of the last event. */
+  private async checkpoint(
+    log: EventLog,
+    cursors: SourceCursor[],
+    state: StateTable | undefined,
+    force = false,
+  ): Promise<void> {
+    if (!force && !log.hasUnsaved) return;
+    await state?.flushDeletes();
+    const processedSn: Record<string, number> = {};
+    for (const c of cursors) processedSn[c.source.key] = Math.max(processedSn[c.source.key] ?? -1, c.after);
+    await log.save({
+      processedSn,
+      processedTime: this.progressStats.lastEventTime,
+      state: this.saveState(cursors),
+      tables: this.liveTables(state),
+    });
+  }
+
+  /** The in-memory state a later step depends on, as JSON. */
+  private saveState(cursors: readonly SourceCursor[]): SavedState {
+    return {
+      version: 1,
+      after: cursors.map((c) => c.after),
+      emitted: this.emitted,
+      emitVersion: this.emitVersion,
+      batch: this.batch,
+      lastEmittedBatch: this.lastEmittedBatch,
+      dedupSteps: this.dedupSteps,
+      newSinceEmit: this.newSinceEmit,
+      backfill: this.backfill,
+      timedOut: !Number.isFinite(this.lastRowsAt),
+      nextPeriodic: Number.isFinite(this.nextPeriodic) ? this.nextPeriodic : null,
+      lastEventTime: this.progressStats.lastEventTime,
+      watermarks: this.watermark?.save() ?? [],
+      versionBases: [...this.versionBases],
+      substreamVersions: [...this.substreamVersions],
+      lastEmitted: [...this.lastEmitted].map(([k, row]) => [k, stringify(row) ?? '[]']),
+      carried: this.carried,
+      carriedByKey: this.carriedByKey.map((m) => [...m]),
+      ...(this.sessions ? { sessions: this.sessions.save() } : {}),
+      startAfter: [...this.startAfter],
+      ...(this.inputs.save ? { inputs: this.inputs.save() } : {}),
+    };
+  }
+
+  private restoreState(saved: SavedState, cursors: readonly SourceCursor[]): void {
+    if (saved?.version !== 1 || saved.after.length !== cursors.length)
+      throw new Error('the checkpoint does not fit this query (another query or another version)');
+    cursors.forEach((c, i) => {
+      c.after = saved.after[i] ?? c.after;
+    });
+    this.emitted = saved.emitted;
+    this.emitVersion = saved.emitVersion;
+    this.batch = saved.batch;
+    this.lastEmittedBatch = saved.lastEmittedBatch;
+    this.dedupSteps = saved.dedupSteps;
+    this.newSinceEmit = saved.newSinceEmit;
+    this.backfill = saved.backfill;
+    this.lastRowsAt = saved.timedOut ? Number.POSITIVE_INFINITY : Date.now();
+    // Periodic emits keep their cadence across a restart: one overdue fires after the first steps.
+    if (saved.nextPeriodic !== null && Number.isFinite(this.nextPeriodic))
+      this.nextPeriodic = Math.min(this.nextPeriodic, saved.nextPeriodic);
+    this.progressStats.lastEventTime = saved.lastEventTime;
+    this.watermark?.restore(saved.watermarks);
+    for (const [k, v] of saved.versionBases) this.versionBases.set(k, v);
+    for (const [k, v] of saved.substreamVersions) this.substreamVersions.set(k, v);
+    for (const [k, row] of saved.lastEmitted) this.lastEmitted.set(k, parse(row) as unknown[]);
+    saved.carried.forEach((values, i) => {
+      this.carried[i] = values;
+    });
+    saved.carriedByKey.forEach((entries, i) => {
+      this.carriedByKey[i] = new Map(entries);
+    });
+    if (this.sessions && saved.sessions) this.sessions.restore(saved.sessions);
+    // Joins read the other sides from where the first run started, not from this run's start.
+    this.startAfter = [...saved.startAfter];
+    this.inputs = stepInputs(
+      this.program.join,
+      this.startAfter,
+      this.engine,
+      this.program.tailVariants?.initial !== undefined,
+    );
+    if (saved.inputs !== undefined) this.inputs.restore?.(saved.inputs);
+  }
+
   // --- steps ---
 
-  /** Process the next range of every source with new rows; answers whether any rows were read. */
+  /** Process the given range `(lo, hi]` of every source; answers whether any rows were read. */
   private async step(
     cursors: SourceCursor[],
+    stepRanges: ReadonlyArray<readonly [number, number]>,
     state: StateTable | undefined,
     sink: ResultSink,
     backfill: boolean,
   ): Promise<boolean> {
     const values: Record<string, number> = {};
     let rows = 0;
-    for (const c of cursors) {
-      const r = c.pending > 0 ? c.nextRange(MAX_STEP_ROWS) : { lo: c.after, hi: c.after };
-      values[P.lo(c.source.index)] = r.lo;
-      values[P.hi(c.source.index)] = r.hi;
-      rows += r.hi - r.lo;
-    }
+    cursors.forEach((c, i) => {
+      const [lo, hi] = stepRanges[i] ?? [c.after, c.after];
+      values[P.lo(c.source.index)] = lo;
+      values[P.hi(c.source.index)] = hi;
+      rows += hi - lo;
+    });
     this.progressStats.scannedRows += rows;
     const p = this.program;
     await this.admitDedupKeys(values);

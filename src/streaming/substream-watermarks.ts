@@ -29,6 +29,21 @@ export class SubstreamWatermarks {
     return advanced;
   }
 
+  /** Every substream's progress, for a checkpoint. */
+  save(): Array<[string, string | null, string | null]> {
+    return [...this.trackers].map(([key, t]) => [key, ...t.save()]);
+  }
+
+  /** Take back what `save` answered (replacing any progress so far). */
+  restore(saved: ReadonlyArray<readonly [string, string | null, string | null]>): void {
+    this.trackers.clear();
+    for (const [key, max, current] of saved) {
+      const t = new WatermarkTracker(this.shape, this.delay);
+      t.restore([max, current]);
+      this.trackers.set(key, t);
+    }
+  }
+
   /** EMIT ... TIMEOUT: every substream's rows so far are final. */
   timeout(): boolean {
     let any = false;

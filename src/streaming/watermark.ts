@@ -64,6 +64,17 @@ export class WatermarkTracker {
     return false;
   }
 
+  /** The tracker's progress, for a checkpoint: `[max event time, watermark]` as decimal text. */
+  save(): [string | null, string | null] {
+    return [this.maxEventTime?.toString() ?? null, this.current?.toString() ?? null];
+  }
+
+  /** Take back the progress `save` answered. */
+  restore([max, current]: readonly [string | null, string | null]): void {
+    this.maxEventTime = max === null ? undefined : BigInt(max);
+    this.current = current === null ? undefined : BigInt(current);
+  }
+
   /** EMIT ... TIMEOUT fired: everything seen so far is complete. */
   timeout(): boolean {
     if (this.maxEventTime === undefined) return false;

@@ -38,6 +38,11 @@ export class StreamingApi {
     return new StreamingApi(h, base);
   }
 
+  /** The helpers over a harness already running (e.g. after `h.restart()`). */
+  static async attach(h: Harness): Promise<StreamingApi> {
+    return new StreamingApi(h, `${await h.trb.listen()}/default/api`);
+  }
+
   close(): Promise<void> {
     return this.h.close();
   }

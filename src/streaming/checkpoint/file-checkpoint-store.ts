@@ -1,0 +1,141 @@
+import { createHash } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Engine } from '../../engine/engine.ts';
+import type { CheckpointStore, ExecutionCheckpoint, JournalEntry } from '../durability.ts';
+import { CheckpointTables } from './checkpoint-tables.ts';
+import { JournalFile } from './journal-file.ts';
+
+/** The format of `checkpoint.json`; a file of another version is refused, not misread. */
+const FORMAT = 1;
+
+interface CheckpointFile {
+  format: number;
+  /** Which save this is (0 for the first); names its saved tables. */
+  number: number;
+  checkpoint: ExecutionCheckpoint;
+}
+
+/** Where the checkpoints of every owner live: `<dataDir>/checkpoints/`. */
+export function checkpointsDir(dataDir: string): string {
+  return join(dataDir, 'checkpoints');
+}
+
+/** Owner ids become directory and table names: letters, digits, `_`, `-`, `.` only, and not `.`/`..`. */
+export function isValidOwnerId(owner: string): boolean {
+  return /^[A-Za-z0-9_.-]{1,128}$/.test(owner) && owner !== '.' && owner !== '..';
+}
+
+/**
+ * A checkpoint store on the local disk and in the engine (durability.ts): a directory per owner,
+ * `<dataDir>/checkpoints/<owner>/`, with `checkpoint.json` (replaced atomically: temp file, fsync,
+ * rename, fsync of the directory) and `journal.log` (JournalFile); the state tables saved with a
+ * checkpoint are engine tables in `_tributary_checkpoints` (CheckpointTables). A save copies the
+ * tables, then writes the JSON, then drops the previous copies and truncates the journal: a crash
+ * at any point leaves either the previous checkpoint or the new one in force, never a mix.
+ */
+export class FileCheckpointStore implements CheckpointStore {
+  readonly dir: string;
+  private readonly journalFile: JournalFile;
+  private readonly tables: CheckpointTables;
+  /** The number of the checkpoint in force (-1 before the first). */
+  private current = -1;
+  private loaded = false;
+
+  constructor(
+    engine: Engine,
+    dataDir: string,
+    readonly owner: string,
+  ) {
+    if (!isValidOwnerId(owner)) throw new Error(`invalid checkpoint owner id ${JSON.stringify(owner)}`);
+    this.dir = join(checkpointsDir(dataDir), owner);
+    this.journalFile = new JournalFile(join(this.dir, 'journal.log'));
+    // Table names: a readable part of the id and a hash (ids differing only in `.`/`-` stay apart).
+    const hash = createHash('sha256').update(owner).digest('hex').slice(0, 12);
+    this.tables = new CheckpointTables(engine, `${owner.replace(/\W/g, '_').slice(0, 64)}_${hash}`);
+  }
+
+  private get file(): string {
+    return join(this.dir, 'checkpoint.json');
+  }
+
+  /** Whether a checkpoint was ever saved for this owner. */
+  async exists(): Promise<boolean> {
+    return (await this.readFile()) !== undefined;
+  }
+
+  async load(): Promise<ExecutionCheckpoint | undefined> {
+    const f = await this.readFile();
+    this.loaded = true;
+    this.current = f?.number ?? -1;
+    // Copies of a save that did not finish (or of older checkpoints not yet dropped) go now.
+    await this.tables.dropAllBut(Object.values(f?.checkpoint.tables ?? {}));
+    return f?.checkpoint;
+  }
+
+  async save(checkpoint: ExecutionCheckpoint): Promise<void> {
+    if (!this.loaded) await this.load();
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    const number = this.current + 1;
+    const tables = await this.tables.save(number, checkpoint.tables);
+    const body: CheckpointFile = { format: FORMAT, number, checkpoint: { ...checkpoint, tables } };
+    const tmp = `${this.file}.tmp`;
+    const fh = await open(tmp, 'w', 0o600);
+    try {
+      await fh.writeFile(JSON.stringify(body));
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, this.file);
+    await syncDir(this.dir);
+    this.current = number;
+    await this.tables.dropAllBut(Object.values(tables));
+    await this.journalFile.truncate();
+  }
+
+  async append(entry: JournalEntry): Promise<void> {
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    await this.journalFile.append(entry);
+  }
+
+  async journal(): Promise<JournalEntry[]> {
+    const seq = (await this.readFile())?.checkpoint.seq ?? 0;
+    return (await this.journalFile.read()).filter((e) => e.seq > seq);
+  }
+
+  /** Release the journal's file handle (the store can be used again later). */
+  async close(): Promise<void> {
+    await this.journalFile.close();
+  }
+
+  async destroy(): Promise<void> {
+    await this.journalFile.close();
+    await this.tables.dropAllBut([]);
+    await rm(this.dir, { recursive: true, force: true });
+    this.current = -1;
+  }
+
+  private async readFile(): Promise<CheckpointFile | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw e;
+    }
+    const f = JSON.parse(text) as CheckpointFile;
+    if (f.format !== FORMAT)
+      throw new Error(`checkpoint ${this.file} has format ${f.format}, expected ${FORMAT}`);
+    return f;
+  }
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const fh = await open(dir, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}

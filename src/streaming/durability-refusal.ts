@@ -1,0 +1,16 @@
+import type { StreamingProgram } from './streaming-program.ts';
+
+/**
+ * Why a streaming program cannot run durably (durability.ts), as a user-facing reason; undefined
+ * when it can. A durable run must rebuild every piece of state a step depends on from a
+ * checkpoint; the shapes below keep state the executor does not checkpoint yet.
+ */
+export function durabilityRefusal(program: StreamingProgram): string | undefined {
+  if (program.children.length > 0)
+    return 'a checkpointed query cannot read a nested streaming query (a subquery over a stream); make the subquery a materialized view and read that';
+  if (program.join?.kind === 'enrich' || program.join?.kind === 'changelog')
+    return 'a checkpointed query cannot join versioned_kv or changelog_kv streams yet';
+  if ((program.snapshots ?? []).length > 0)
+    return 'a checkpointed query cannot join table() snapshots yet (the snapshot is taken when the query starts)';
+  return undefined;
+}
