@@ -186,6 +186,7 @@ export function buildPlanner(deps: PlannerDeps): {
     defaultDatabase: DEFAULT_DATABASE,
     ...(deps.logger ? { logger: deps.logger } : {}),
     ...(deps.mvRetry ? { retry: deps.mvRetry } : {}),
+    ...(deps.dataDir ? { dataDir: deps.dataDir } : {}),
   });
   mvs.guardStreams();
   const viewDeps = { views, defaultDatabase: DEFAULT_DATABASE };

@@ -1,6 +1,8 @@
 import type { Logger } from '../log/logger.ts';
 import type { RowsPlan } from '../queries/execution.ts';
+import type { Durability } from '../streaming/durability.ts';
 import type { ResultSink } from '../streaming/result-sink.ts';
+import { StreamingExecution } from '../streaming/streaming-execution.ts';
 import type { PauseGate } from './pause-gate.ts';
 
 /**
@@ -39,6 +41,11 @@ export interface RunnerOptions {
   gate: PauseGate;
   retry: RetryPolicy;
   logger?: Logger;
+  /**
+   * The view's checkpoints: each run (start, restart, retry after a failure) resumes from the last
+   * checkpoint and replays its journal, and the target drops what it already holds (exactly once).
+   */
+  durability?: Durability;
 }
 
 /** The execution's processed positions, if it exposes them (stats: lagging_status). */
@@ -166,7 +173,7 @@ export class MaterializedViewRunner {
         this.execution = plan;
         this.startedAt = Date.now();
         this.setStatus(this.o.gate.isClosed ? 'Paused' : 'ExecutingPipeline');
-        await runExecution(plan, this.o.sink, abort.signal);
+        await runExecution(plan, this.o.sink, abort.signal, this.o.durability);
         this.execution = undefined;
         if (!this.stopped) {
           // Only a LIMIT ends a streaming query by itself: the view has nothing more to do.
@@ -207,11 +214,13 @@ export class MaterializedViewRunner {
   }
 }
 
-/**
- * The one place a view's execution is started. The durable executor (src/streaming/durability.ts)
- * takes a third argument, `Durability {store, checkpointIntervalMs}`; until it lands, executions
- * run without one (a restart starts the view's query from its start position again).
- */
-function runExecution(plan: RowsPlan, sink: ResultSink, signal: AbortSignal): Promise<void> {
+/** Run the view's execution, durably when it has checkpoints (every streaming execution can). */
+function runExecution(
+  plan: RowsPlan,
+  sink: ResultSink,
+  signal: AbortSignal,
+  durability: Durability | undefined,
+): Promise<void> {
+  if (durability && plan instanceof StreamingExecution) return plan.run(sink, signal, durability);
   return plan.run(sink, signal);
 }
