@@ -127,12 +127,16 @@ export function buildPlanner(deps: PlannerDeps): {
       (k) => `RENAME ${k}`,
     ),
   };
-  // RENAME STREAM: views reading the stream refuse through the stream guard (views.guardStreams);
-  // inputs writing into it are named here.
+  // RENAME STREAM: inputs writing into the stream and views reading it (or reading a view of that
+  // name) are named here; the view store is made below, and read at statement time.
   const inputs = deps.inputs;
+  let viewStore: ViewStore | undefined;
   const renameStream = renameStreamHandler({
     ...base,
-    dependents: (db, name) => (inputs ? inputs.writersOf(db, name).map((w) => `input ${w}`) : []),
+    dependents: (db, name) => [
+      ...(inputs ? inputs.writersOf(db, name).map((w) => `input ${w}`) : []),
+      ...(viewStore?.dependents(db, name) ?? []),
+    ],
   });
   dispatch.rename.register('STREAM', renameStream).register('TABLE', renameStream);
   const planner = new SqlQueryPlanner()
@@ -176,6 +180,7 @@ export function buildPlanner(deps: PlannerDeps): {
     defaultDatabase: DEFAULT_DATABASE,
   });
   views.guardStreams();
+  viewStore = views;
   // Materialized views (src/views): planned as POST /queries plans a streaming SELECT.
   const mvs = new MaterializedViews({
     engine: deps.engine,

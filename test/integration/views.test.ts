@@ -291,6 +291,9 @@ test('dropping what a view reads is refused (630, as Proton); DROP VIEW and DROP
   assert.equal(del.json().code, 630);
   await fails('DROP VIEW big_clicks', 409, 630, /on_view/);
   await fails('DROP STREAM big_clicks', 409, 630, /on_view/);
+  // RENAME of a view or stream something reads names the dependents first (as Proton).
+  await fails('RENAME STREAM big_clicks TO tmp_name', 409, 630, /on_view/);
+  await fails('RENAME STREAM clicks TO tmp_name', 409, 630, /big_clicks/);
   await fails('DROP VIEW no_view', 404, 60, /no_view/);
   await ok('DROP VIEW IF EXISTS no_view');
   await ok('DROP STREAM on_view');

@@ -170,16 +170,17 @@ export function renameStreamHandler(deps: RenameStreamDeps): StatementHandler<Re
     }));
     return statementPlan(ctx.sql, 'rename', async () => {
       for (const p of pairs) {
-        if (!deps.streams.get(p.fromDb, p.from)) {
-          if (s.ifExists) continue;
-          deps.streams.require(p.fromDb, p.from);
-        }
+        // What depends on the name is refused first, as in Proton (also for a view of that name).
         const dependents = deps.dependents?.(p.fromDb, p.from) ?? [];
         if (dependents.length > 0)
           throw err('HAVE_DEPENDENT_OBJECTS', {
             name: `${p.fromDb}.${p.from}`,
             dependents: dependents.join(', '),
           });
+        if (!deps.streams.get(p.fromDb, p.from)) {
+          if (s.ifExists) continue;
+          deps.streams.require(p.fromDb, p.from);
+        }
         await deps.streams.rename(p.fromDb, p.from, p.toDb, p.to, actorOf(ctx.options.user.username));
       }
     });
