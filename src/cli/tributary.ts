@@ -138,6 +138,7 @@ export class Tributary {
         resolver: built.resolver,
         views: built.views,
         mvs: built.mvs,
+        sharedReads: built.sharedReads,
         queries: new QueryRegistry(),
         streams,
         inputs,

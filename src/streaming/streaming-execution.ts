@@ -16,6 +16,7 @@ import { carryLiteral, carryMarker, keyedCarryLiteral } from './lag-rewrite.ts';
 import type { ExecutionProgress, PipelineStep, ResultSink } from './result-sink.ts';
 import { SESSION_ROWS, sessionRowsSql } from './session-planner.ts';
 import { type SavedSessions, type Session, type SessionRow, SessionTracker } from './session-tracker.ts';
+import { sharedGroupKey } from './shared-step-reads.ts';
 import { type CommittedRanges, SourceCursor } from './source-cursor.ts';
 import { P } from './sql-template.ts';
 import { StateTable } from './state-table.ts';
@@ -149,6 +150,10 @@ export class StreamingExecution implements RowsPlan {
     };
     signal.addEventListener('abort', onAbort);
     this.status = 'running';
+    // Executions running the same tail over the same stream share each range's read.
+    const group = this.ranges.shared ? sharedGroupKey(p) : undefined;
+    const leaveGroup = group ? this.ranges.shared?.join(group) : undefined;
+    this.sharedGroup = leaveGroup ? group : undefined;
     let childFailure: unknown;
     try {
       if (durability) {
@@ -213,7 +218,8 @@ export class StreamingExecution implements RowsPlan {
         if (pending.length > 0) {
           const stepRanges = cursors.map((c): [number, number] => {
             const r = c.pending > 0 ? c.nextRange(MAX_STEP_ROWS) : { lo: c.after, hi: c.after };
-            return [r.lo, r.hi];
+            const hi = this.sharedGroup ? this.ranges.shared!.align(this.sharedGroup, r.lo, r.hi) : r.hi;
+            return [r.lo, hi];
           });
           await event({ kind: 'step', ranges: stepRanges, ...(this.backfill ? { backfill: true } : {}) });
           continue;
@@ -251,6 +257,8 @@ export class StreamingExecution implements RowsPlan {
       throw e;
     } finally {
       signal.removeEventListener('abort', onAbort);
+      leaveGroup?.();
+      this.sharedGroup = undefined;
       childAbort.abort();
       await Promise.allSettled(children);
       for (const c of cursors) c.close();
@@ -295,6 +303,8 @@ export class StreamingExecution implements RowsPlan {
   }
 
   private cursorsNow: readonly SourceCursor[] = [];
+  /** The shared-read group this execution's tail steps belong to (shared-step-reads.ts). */
+  private sharedGroup: string | undefined;
 
   /** Per source stream key: the last `_tp_sn` processed so far (materialized view stats). */
   processedSn(): Record<string, number> {
@@ -528,7 +538,16 @@ export class StreamingExecution implements RowsPlan {
         true,
       );
       if (sql !== undefined) {
-        const text = await this.timed('Tail', () => this.engine.query(sql, { settings: { max_threads: 1 } }));
+        const read = () => this.engine.query(sql, { settings: { max_threads: 1 } });
+        const group = this.sharedGroup;
+        const shared = this.ranges.shared;
+        const text =
+          group && shared
+            ? await this.timed('Tail', async () => {
+                const t = await shared.read(group, sql, async () => (await read()).text());
+                return { text: () => t };
+              })
+            : await this.timed('Tail', read);
         await this.output(rowsFromLines(text, this.wide), sink, p.changelog ? 'tail' : undefined);
       }
       if (p.lags) await this.carryForward(p.lags.carry.fill(values), p.lags.depths.length);
