@@ -1,6 +1,7 @@
 import { isLosslessNumber, parse, stringify } from 'lossless-json';
 import type { Engine } from '../engine/engine.ts';
 import { guardedEngine } from '../engine/guarded-engine.ts';
+import { laneEngine } from '../engine/lane-engine.ts';
 import { quoteIdent, quoteString } from '../engine/settings-clause.ts';
 import { userSqlEngine } from '../engine/user-sql-engine.ts';
 import { err } from '../errors/tributary-error.ts';
@@ -13,7 +14,7 @@ import { durabilityRefusal } from './durability-refusal.ts';
 import { type EventBody, EventLog } from './event-log.ts';
 import { type StepInputs, type StepPart, stepInputs, unionOf } from './join-inputs.ts';
 import { carryLiteral, carryMarker, keyedCarryLiteral } from './lag-rewrite.ts';
-import type { ExecutionProgress, PipelineStep, ResultSink } from './result-sink.ts';
+import type { ExecutionProgress, PipelineStep, ResultSink, SourceLag } from './result-sink.ts';
 import { SESSION_ROWS, sessionRowsSql } from './session-planner.ts';
 import { type SavedSessions, type Session, type SessionRow, SessionTracker } from './session-tracker.ts';
 import { sharedGroupKey } from './shared-step-reads.ts';
@@ -110,7 +111,8 @@ export class StreamingExecution implements RowsPlan {
       (k) => !DerivedRanges.isDerivedKey(k),
     );
     // Reading steps carry SQL derived from the user's query: they run under the engine's readonly.
-    const engine = userSqlEngine(rawEngine);
+    // Every step runs on the engine's `stream` sessions, so commits never queue behind steps.
+    const engine = userSqlEngine(laneEngine(rawEngine, 'stream'));
     this.engine = keys.length > 0 ? guardedEngine(engine, (work) => ranges.read(keys, work)) : engine;
     this.startAfter = [...program.startAfter];
     this.inputs = stepInputs(
@@ -299,7 +301,22 @@ export class StreamingExecution implements RowsPlan {
   }
 
   progress(): ExecutionProgress {
-    return { ...this.progressStats };
+    return { ...this.progressStats, sources: this.sourceLags() };
+  }
+
+  /** Per source stream: committed vs processed sequence numbers (a query behind shows its lag). */
+  private sourceLags(): SourceLag[] {
+    const byKey = new Map<string, SourceLag>();
+    for (const c of this.cursorsNow) {
+      if (DerivedRanges.isDerivedKey(c.source.key)) continue;
+      const prior = byKey.get(c.source.key);
+      byKey.set(c.source.key, {
+        stream: c.source.key,
+        committedSn: Math.max(prior?.committedSn ?? -1, c.committed),
+        processedSn: Math.min(prior?.processedSn ?? Number.POSITIVE_INFINITY, c.after),
+      });
+    }
+    return [...byKey.values()];
   }
 
   private cursorsNow: readonly SourceCursor[] = [];
@@ -314,16 +331,27 @@ export class StreamingExecution implements RowsPlan {
     return out;
   }
 
+  /** Source nodes (each stream's committed and processed positions), then the steps in order. */
   pipeline(): PipelineStep[] {
-    const steps = [...this.steps.values()];
-    return steps.map((s, i) => ({
+    const sources: PipelineStep[] = this.sourceLags().map((lag, i) => ({
       id: i,
+      name: `Source ${lag.stream}`,
+      status: this.status,
+      processedBytes: 0,
+      processingTimeNs: 0,
+      inputs: [],
+      source: lag,
+    }));
+    const first = sources.length;
+    const steps = [...this.steps.values()].map((s, i) => ({
+      id: first + i,
       name: s.name,
       status: this.status,
       processedBytes: s.bytes,
       processingTimeNs: s.ns,
-      inputs: i === 0 ? [] : [i - 1],
+      inputs: i === 0 ? sources.map((n) => n.id) : [first + i - 1],
     }));
+    return [...sources, ...steps];
   }
 
   // --- events ---

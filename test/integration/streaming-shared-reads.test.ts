@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type Harness, startHarness } from '../helpers/harness.ts';
 import { eventually, SqlCalls } from '../helpers/sql-calls.ts';
+import { StreamingApi } from '../helpers/streaming-client.ts';
 
 let h: Harness;
 const q = new SqlCalls(() => h);
@@ -77,4 +78,33 @@ test('identical tail views share their reads; each target holds exactly the hist
   // Nothing stays kept once every view has taken a result; no group outlives its views.
   for (const name of ['sh_a', 'sh_b', 'sh_c', 'sh_other']) await q.ok(`DROP VIEW ${name}`);
   assert.equal(shared.kept, 0);
+});
+
+test('a streaming query shows each source committed vs processed in its pipeline and metrics', async () => {
+  const api = await StreamingApi.attach(h);
+  const query = await api.start('SELECT i FROM shared_src WHERE i > 1000');
+  const committed = () => h.trb.services.streams.committedSn('default', 'shared_src');
+  await send(1001, 1005);
+  await query.waitForRows(5);
+  const r = await api.get(`/v1beta2/queries/${query.id}/pipeline`);
+  const pipeline = (await r.json()) as {
+    nodes: Array<{ id: number; name: string; metric: Record<string, number> }>;
+    edges: Array<{ from: number; to: number }>;
+  };
+  const source = pipeline.nodes.find((n) => n.name === 'Source default.shared_src');
+  assert.ok(source, JSON.stringify(pipeline));
+  assert.equal(source.metric.committed_sn, committed());
+  assert.equal(source.metric.processed_sn, committed());
+  assert.equal(source.metric.lag, 0);
+  assert.ok(pipeline.edges.some((e) => e.from === source.id));
+  // The metrics event (every second) carries the same positions.
+  await eventually('metrics with lag', async () => {
+    const m = query.metrics.at(-1) as { lag?: Array<Record<string, unknown>> } | undefined;
+    return m?.lag?.[0]?.processed_sn === committed();
+  });
+  const m = query.metrics.at(-1) as unknown as { lag: Array<Record<string, unknown>> };
+  assert.deepEqual(m.lag, [
+    { stream: 'default.shared_src', committed_sn: committed(), processed_sn: committed(), lag: 0 },
+  ]);
+  await query.cancel();
 });
