@@ -10,9 +10,10 @@ import type { StreamingProgram } from './streaming-program.ts';
  * its range is filled in). Only executions whose step SQL is a pure function of the range join a
  * group (`sharedGroupKey`), so equal SQL text means equal rows.
  *
- * - `align`: the range a member steps over. A member at a position where another member already
- *   chose a range takes that range (so their filled SQL is identical); a member elsewhere steps up
- *   to the next chosen start and joins the others from there. A member alone keeps its range.
+ * - `align`: the range a member steps over. A member at a position where another member chose a
+ *   range lately takes that range (so their filled SQL is identical); a member behind catches up
+ *   in one step to the newest range the others chose and steps with them from there. A member
+ *   alone keeps its range.
  * - `read`: one engine call per distinct SQL text; members asking for the same text while it runs
  *   or shortly after share its result. A result is dropped once every member took it, or after
  *   `ttlMs`, or when the kept results pass `maxBytes` (oldest first). A miss only costs a read:
@@ -62,13 +63,20 @@ export class SharedStepReads {
   align(group: string, lo: number, hi: number): number {
     const g = this.groups.get(group);
     if (!g || g.members <= 1 || hi <= lo) return hi;
+    const now = Date.now();
+    const fresh = now - (this.o.ttlMs ?? 5000);
     const chosen = g.starts.get(lo);
-    if (chosen !== undefined && chosen <= hi) return chosen;
-    // Another member's range starts inside ours: stop there and step with it from then on.
-    let next = Number.POSITIVE_INFINITY;
-    for (const start of g.starts.keys()) if (start > lo && start < hi && start < next) next = start;
-    if (Number.isFinite(next)) return next;
-    g.starts.set(lo, hi);
+    if (chosen && chosen.at >= fresh && chosen.hi <= hi) return chosen.hi;
+    // Members ahead: catch up to the newest range they chose in one step, and step with them from
+    // there (not along every range they took, whose results are gone by now).
+    let frontier = lo;
+    for (const [start, range] of g.starts) {
+      if (range.at < fresh) g.starts.delete(start);
+      else if (start > frontier && start < hi) frontier = start;
+    }
+    if (frontier > lo) return frontier;
+    g.starts.delete(lo);
+    g.starts.set(lo, { hi, at: now });
     const maxRanges = this.o.maxRanges ?? 256;
     while (g.starts.size > maxRanges) {
       const oldest = g.starts.keys().next().value as number;
@@ -140,8 +148,8 @@ export class SharedStepReads {
 
 interface Group {
   members: number;
-  /** Ranges members chose, `lo -> hi`, oldest first. */
-  starts: Map<number, number>;
+  /** Ranges members chose lately, `lo -> (lo, hi]` and when, oldest first. */
+  starts: Map<number, { hi: number; at: number }>;
 }
 
 interface Kept {

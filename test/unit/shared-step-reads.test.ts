@@ -79,3 +79,18 @@ test('leaving the group drops what it kept', async () => {
   assert.equal(s.kept, 0);
   assert.equal(s.members('g'), 0);
 });
+
+test('a member far behind catches up to the newest range in one step; old ranges are forgotten', async () => {
+  const s = new SharedStepReads({ ttlMs: 20 });
+  s.join('g');
+  s.join('g');
+  assert.equal(s.align('g', 10, 20), 20);
+  assert.equal(s.align('g', 20, 30), 30);
+  // Not along every range the others took: straight to the newest one's start.
+  assert.equal(s.align('g', 0, 30), 20);
+  assert.equal(s.align('g', 20, 30), 30);
+  await new Promise((r) => setTimeout(r, 30));
+  // Ranges chosen long ago are not followed: a member there reads all it has.
+  assert.equal(s.align('g', 10, 40), 40);
+  assert.equal(s.align('g', 5, 40), 10);
+});
