@@ -13,6 +13,7 @@ import type { QueryPlanner } from '../queries/execution.ts';
 import type { QueryRegistry } from '../queries/query-registry.ts';
 import type { TableResolver } from '../sql/translator/resolver.ts';
 import type { StreamStore } from '../stream/stream-store.ts';
+import type { SharedStepReads } from '../streaming/shared-step-reads.ts';
 import type { MaterializedViews } from '../views/materialized-views.ts';
 import type { ViewStore } from '../views/view-store.ts';
 import type { VersionInfo } from './version-info.ts';
@@ -47,6 +48,8 @@ export interface Services {
   views: ViewStore;
   /** Materialized views: their records, runners, pause/resume, state. */
   mvs: MaterializedViews;
+  /** Shared reads of streaming steps (hits and reads, for metrics and tests). */
+  sharedReads?: SharedStepReads;
   /** When the server started (epoch milliseconds). */
   bootedAt: number;
 }

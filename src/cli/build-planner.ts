@@ -41,6 +41,7 @@ import type {
 } from '../sql/ast/statement.ts';
 import type { StreamStore } from '../stream/stream-store.ts';
 import { CatalogResolver } from '../streaming/catalog-resolver.ts';
+import { SharedStepReads } from '../streaming/shared-step-reads.ts';
 import { storeRanges } from '../streaming/store-ranges.ts';
 import type { RetryPolicy } from '../views/materialized-view-runner.ts';
 import {
@@ -91,9 +92,11 @@ export function buildPlanner(deps: PlannerDeps): {
   resolver: CatalogResolver;
   views: ViewStore;
   mvs: MaterializedViews;
+  sharedReads: SharedStepReads;
 } {
   const resolver = new CatalogResolver(deps.catalog, deps.streams, DEFAULT_DATABASE);
-  const ranges = storeRanges(deps.streams);
+  const sharedReads = new SharedStepReads();
+  const ranges = storeRanges(deps.streams, sharedReads);
   const base = { engine: deps.engine, streams: deps.streams, defaultDatabase: DEFAULT_DATABASE };
   const select = selectHandler({
     engine: deps.engine,
@@ -211,5 +214,5 @@ export function buildPlanner(deps: PlannerDeps): {
     .register('VIEW', showCreateViewHandler(viewDeps))
     .register('MATERIALIZED VIEW', showCreateViewHandler(viewDeps))
     .wrap('STREAM', (h) => showCreateStreamOrViewHandler(viewDeps, h));
-  return { planner, dispatch, resolver, views, mvs };
+  return { planner, dispatch, resolver, views, mvs, sharedReads };
 }

@@ -80,7 +80,11 @@ export class Tributary {
     try {
       engine = new ChdbEngine({
         dataPath: join(config.dataDir, 'engine'),
-        sessions: { system: config.engineSystemSessions, user: config.engineUserSessions },
+        sessions: {
+          system: config.engineSystemSessions,
+          stream: config.engineStreamSessions,
+          user: config.engineUserSessions,
+        },
       });
     } catch (e) {
       await unlock();
@@ -138,6 +142,7 @@ export class Tributary {
         resolver: built.resolver,
         views: built.views,
         mvs: built.mvs,
+        sharedReads: built.sharedReads,
         queries: new QueryRegistry(),
         streams,
         inputs,

@@ -8,6 +8,7 @@ const DEFAULT_TEXT: Record<string, string> = {
   TRIBUTARY_LOG_LEVEL: DEFAULTS.logLevel,
   TRIBUTARY_ENGINE_USER_SESSIONS: String(DEFAULTS.engineUserSessions),
   TRIBUTARY_ENGINE_SYSTEM_SESSIONS: String(DEFAULTS.engineSystemSessions),
+  TRIBUTARY_ENGINE_STREAM_SESSIONS: String(DEFAULTS.engineStreamSessions),
 };
 
 const OPTIONS = VARIABLE_NAMES.map(

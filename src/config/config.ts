@@ -17,8 +17,10 @@ export interface Config {
   logLevel: LogLevel;
   /** Engine sessions for ad-hoc user queries (TRIBUTARY_ENGINE_USER_SESSIONS, default 2). */
   engineUserSessions: number;
-  /** Engine sessions for catalog, ingest and streaming (TRIBUTARY_ENGINE_SYSTEM_SESSIONS, default 2). */
+  /** Engine sessions for the catalog and ingest commits (TRIBUTARY_ENGINE_SYSTEM_SESSIONS, default 2). */
   engineSystemSessions: number;
+  /** Engine sessions for streaming steps (TRIBUTARY_ENGINE_STREAM_SESSIONS, default 2). */
+  engineStreamSessions: number;
   /**
    * Ed25519 public keys uploaded licenses must be signed with (TRIBUTARY_LICENSE_PUBLIC_KEYS: PEM
    * blocks and/or base64 of raw 32-byte keys, comma or space separated); none by default.
@@ -109,6 +111,12 @@ const VARIABLES = [
     parse: integer(1, 64),
   },
   {
+    key: 'engineStreamSessions',
+    env: 'TRIBUTARY_ENGINE_STREAM_SESSIONS',
+    flag: 'engine-stream-sessions',
+    parse: integer(1, 64),
+  },
+  {
     key: 'licensePublicKeys',
     env: 'TRIBUTARY_LICENSE_PUBLIC_KEYS',
     flag: 'license-public-keys',
@@ -132,6 +140,7 @@ export const DEFAULTS: Config = {
   logLevel: 'info',
   engineUserSessions: 2,
   engineSystemSessions: 2,
+  engineStreamSessions: 2,
   licensePublicKeys: undefined,
 };
 

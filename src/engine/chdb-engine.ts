@@ -18,7 +18,7 @@ import { quoteString, withSettings } from './settings-clause.ts';
 
 export interface ChdbEngineOptions {
   dataPath: string;
-  /** Sessions per lane; defaults: 2 system, 2 user. */
+  /** Sessions per lane; defaults: 2 system, 2 stream, 2 user. */
   sessions?: Partial<Record<EngineLane, number>>;
 }
 
@@ -57,8 +57,9 @@ export class ChdbEngine implements Engine {
     mkdirSync(this.dataPath, { recursive: true });
     const make = () => new Session(this.dataPath, { connectionArgs: CONNECTION_ARGS });
     const system = Array.from({ length: options.sessions?.system ?? 2 }, make);
+    const stream = Array.from({ length: options.sessions?.stream ?? 2 }, make);
     const user = Array.from({ length: options.sessions?.user ?? 2 }, make);
-    this.pool = new SessionPool<Session>({ system, user });
+    this.pool = new SessionPool<Session>({ system, stream, user });
     this.control = make();
   }
 

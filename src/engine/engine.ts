@@ -7,11 +7,13 @@
 export type EngineSettings = Readonly<Record<string, string | number | boolean>>;
 
 /**
- * Which sessions a call runs on. `system` serves the catalog, ingest and streaming steps (short,
- * latency-sensitive calls); `user` serves ad-hoc historical queries, which may run long. Keeping
- * them apart means a long user query never delays ingest (chdb-notes.md, addendum).
+ * Which sessions a call runs on. `system` serves the catalog and ingest commits (short,
+ * latency-sensitive calls); `stream` serves the steps of streaming queries and materialized views;
+ * `user` serves ad-hoc historical queries, which may run long. A session runs one statement at a
+ * time, so keeping them apart means neither a long user query nor a crowd of streaming steps ever
+ * queues a commit (chdb-notes.md, addendum; issue 12 "ingest first").
  */
-export type EngineLane = 'system' | 'user';
+export type EngineLane = 'system' | 'stream' | 'user';
 
 export interface EngineQueryOptions {
   /** Output format; default `JSONCompactEachRow`. */

@@ -56,6 +56,11 @@ export interface QueryMetrics {
   response_time: number;
   scanned_rows: number;
   scanned_bytes: number;
+  /**
+   * Streaming queries: per source stream, the last committed and the last processed sequence
+   * number and the rows between them (a query that falls behind under load shows it here).
+   */
+  lag?: Array<{ stream: string; committed_sn: number; processed_sn: number; lag: number }>;
 }
 
 /** How result rows are grouped into events: at most `count` rows, at most `time_ms` apart. */

@@ -98,6 +98,16 @@ export class RunningQuery {
       response_time: this.info.response_time,
       scanned_rows: progress.scannedRows,
       scanned_bytes: progress.scannedBytes,
+      ...(progress.sources
+        ? {
+            lag: progress.sources.map((s) => ({
+              stream: s.stream,
+              committed_sn: s.committedSn,
+              processed_sn: s.processedSn,
+              lag: Math.max(0, s.committedSn - s.processedSn),
+            })),
+          }
+        : {}),
     };
   }
 

@@ -235,6 +235,7 @@ export class StreamRuntime {
         format: unit.format,
         ...(unit.columns ? { columns: unit.columns } : {}),
         settings: { log_comment: comment, ...INSERT_SETTINGS },
+        lane: unit.derived ? 'stream' : 'system',
       });
       this.flusher?.inserted(unit.count, unit.payload.length);
     } else {
@@ -245,7 +246,9 @@ export class StreamRuntime {
         format: unit.format,
         ...(unit.columns ? { columns: unit.columns } : {}),
       };
-      await this.o.engine.query(inlineInsertSql(frontTable(def), header, unit.payload));
+      await this.o.engine.query(inlineInsertSql(frontTable(def), header, unit.payload), {
+        lane: unit.derived ? 'stream' : 'system',
+      });
       this.flusher?.inserted(unit.count, unit.payload.length);
     }
   }

@@ -30,6 +30,11 @@ export interface InsertUnit {
   readonly first: number;
   readonly count: number;
   readonly time: number;
+  /**
+   * Every row comes from a materialized view (a producer-tagged write): the insert runs on the
+   * engine's `stream` sessions with the views' steps, so it never delays other streams' commits.
+   */
+  readonly derived?: boolean;
 }
 
 export interface StreamWriterOptions {
@@ -313,6 +318,7 @@ export class StreamWriter {
         first: sn,
         count,
         time,
+        ...(items.every((p) => p.batch.producer) ? { derived: true } : {}),
       };
       const header: WalRecordHeader = {
         first: sn,

@@ -10,6 +10,10 @@ export class DerivedRanges implements CommittedRanges {
 
   constructor(private readonly base: CommittedRanges) {}
 
+  get shared() {
+    return this.base.shared;
+  }
+
   static isDerivedKey(key: string): boolean {
     return key.startsWith('derived:');
   }

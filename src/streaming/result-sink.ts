@@ -31,6 +31,16 @@ export interface ExecutionProgress {
   scannedBytes: number;
   /** Largest event time seen in the output, epoch ms (0 when unknown). */
   lastEventTime: number;
+  /** Streaming: per source stream, how far it is committed and how far the query has processed it. */
+  sources?: SourceLag[];
+}
+
+/** A source of a streaming query: its lag is `committedSn - processedSn` rows. */
+export interface SourceLag {
+  /** `db.name`. */
+  stream: string;
+  committedSn: number;
+  processedSn: number;
 }
 
 /** A step of the execution, for the query pipeline route. */
@@ -42,4 +52,6 @@ export interface PipelineStep {
   processingTimeNs: number;
   /** Ids of the steps this one reads from. */
   inputs: number[];
+  /** A source node: the stream's committed and processed positions. */
+  source?: SourceLag;
 }

@@ -1,3 +1,4 @@
+import type { SharedStepReads } from './shared-step-reads.ts';
 import type { BoundSource } from './stream-bindings.ts';
 
 /** What the executor needs of the stream layer: committed positions and their notifications. */
@@ -11,6 +12,8 @@ export interface CommittedRanges {
    * (a read overlapping a flush can miss rows; src/stream/flush-lock.ts). Unknown keys are ignored.
    */
   read<T>(keys: readonly string[], work: () => Promise<T>): Promise<T>;
+  /** Steps of several executions over the same range share one read (shared-step-reads.ts). */
+  readonly shared?: SharedStepReads;
 }
 
 /**

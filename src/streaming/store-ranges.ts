@@ -1,4 +1,5 @@
 import type { StreamStore } from '../stream/stream-store.ts';
+import { SharedStepReads } from './shared-step-reads.ts';
 import type { CommittedRanges } from './source-cursor.ts';
 
 function split(key: string): [string, string] {
@@ -7,7 +8,10 @@ function split(key: string): [string, string] {
 }
 
 /** The stream store's committed positions, notifications and read locks, keyed `db.name`, for the executor. */
-export function storeRanges(streams: StreamStore): CommittedRanges {
+export function storeRanges(
+  streams: StreamStore,
+  shared: SharedStepReads = new SharedStepReads(),
+): CommittedRanges {
   return {
     committedSn: (key) => {
       const [db, name] = split(key);
@@ -18,5 +22,6 @@ export function storeRanges(streams: StreamStore): CommittedRanges {
       return streams.subscribe(db, name, (range) => listener(range.toSn));
     },
     read: (keys, work) => streams.read(keys, work),
+    shared,
   };
 }

@@ -1,6 +1,7 @@
 import { isLosslessNumber, parse, stringify } from 'lossless-json';
 import type { Engine } from '../engine/engine.ts';
 import { guardedEngine } from '../engine/guarded-engine.ts';
+import { laneEngine } from '../engine/lane-engine.ts';
 import { quoteIdent, quoteString } from '../engine/settings-clause.ts';
 import { userSqlEngine } from '../engine/user-sql-engine.ts';
 import { err } from '../errors/tributary-error.ts';
@@ -13,9 +14,10 @@ import { durabilityRefusal } from './durability-refusal.ts';
 import { type EventBody, EventLog } from './event-log.ts';
 import { type StepInputs, type StepPart, stepInputs, unionOf } from './join-inputs.ts';
 import { carryLiteral, carryMarker, keyedCarryLiteral } from './lag-rewrite.ts';
-import type { ExecutionProgress, PipelineStep, ResultSink } from './result-sink.ts';
+import type { ExecutionProgress, PipelineStep, ResultSink, SourceLag } from './result-sink.ts';
 import { SESSION_ROWS, sessionRowsSql } from './session-planner.ts';
 import { type SavedSessions, type Session, type SessionRow, SessionTracker } from './session-tracker.ts';
+import { sharedGroupKey } from './shared-step-reads.ts';
 import { type CommittedRanges, SourceCursor } from './source-cursor.ts';
 import { P } from './sql-template.ts';
 import { StateTable } from './state-table.ts';
@@ -109,7 +111,8 @@ export class StreamingExecution implements RowsPlan {
       (k) => !DerivedRanges.isDerivedKey(k),
     );
     // Reading steps carry SQL derived from the user's query: they run under the engine's readonly.
-    const engine = userSqlEngine(rawEngine);
+    // Every step runs on the engine's `stream` sessions, so commits never queue behind steps.
+    const engine = userSqlEngine(laneEngine(rawEngine, 'stream'));
     this.engine = keys.length > 0 ? guardedEngine(engine, (work) => ranges.read(keys, work)) : engine;
     this.startAfter = [...program.startAfter];
     this.inputs = stepInputs(
@@ -149,6 +152,10 @@ export class StreamingExecution implements RowsPlan {
     };
     signal.addEventListener('abort', onAbort);
     this.status = 'running';
+    // Executions running the same tail over the same stream share each range's read.
+    const group = this.ranges.shared ? sharedGroupKey(p) : undefined;
+    const leaveGroup = group ? this.ranges.shared?.join(group) : undefined;
+    this.sharedGroup = leaveGroup ? group : undefined;
     let childFailure: unknown;
     try {
       if (durability) {
@@ -213,7 +220,8 @@ export class StreamingExecution implements RowsPlan {
         if (pending.length > 0) {
           const stepRanges = cursors.map((c): [number, number] => {
             const r = c.pending > 0 ? c.nextRange(MAX_STEP_ROWS) : { lo: c.after, hi: c.after };
-            return [r.lo, r.hi];
+            const hi = this.sharedGroup ? this.ranges.shared!.align(this.sharedGroup, r.lo, r.hi) : r.hi;
+            return [r.lo, hi];
           });
           await event({ kind: 'step', ranges: stepRanges, ...(this.backfill ? { backfill: true } : {}) });
           continue;
@@ -251,6 +259,8 @@ export class StreamingExecution implements RowsPlan {
       throw e;
     } finally {
       signal.removeEventListener('abort', onAbort);
+      leaveGroup?.();
+      this.sharedGroup = undefined;
       childAbort.abort();
       await Promise.allSettled(children);
       for (const c of cursors) c.close();
@@ -291,10 +301,27 @@ export class StreamingExecution implements RowsPlan {
   }
 
   progress(): ExecutionProgress {
-    return { ...this.progressStats };
+    return { ...this.progressStats, sources: this.sourceLags() };
+  }
+
+  /** Per source stream: committed vs processed sequence numbers (a query behind shows its lag). */
+  private sourceLags(): SourceLag[] {
+    const byKey = new Map<string, SourceLag>();
+    for (const c of this.cursorsNow) {
+      if (DerivedRanges.isDerivedKey(c.source.key)) continue;
+      const prior = byKey.get(c.source.key);
+      byKey.set(c.source.key, {
+        stream: c.source.key,
+        committedSn: Math.max(prior?.committedSn ?? -1, c.committed),
+        processedSn: Math.min(prior?.processedSn ?? Number.POSITIVE_INFINITY, c.after),
+      });
+    }
+    return [...byKey.values()];
   }
 
   private cursorsNow: readonly SourceCursor[] = [];
+  /** The shared-read group this execution's tail steps belong to (shared-step-reads.ts). */
+  private sharedGroup: string | undefined;
 
   /** Per source stream key: the last `_tp_sn` processed so far (materialized view stats). */
   processedSn(): Record<string, number> {
@@ -304,16 +331,27 @@ export class StreamingExecution implements RowsPlan {
     return out;
   }
 
+  /** Source nodes (each stream's committed and processed positions), then the steps in order. */
   pipeline(): PipelineStep[] {
-    const steps = [...this.steps.values()];
-    return steps.map((s, i) => ({
+    const sources: PipelineStep[] = this.sourceLags().map((lag, i) => ({
       id: i,
+      name: `Source ${lag.stream}`,
+      status: this.status,
+      processedBytes: 0,
+      processingTimeNs: 0,
+      inputs: [],
+      source: lag,
+    }));
+    const first = sources.length;
+    const steps = [...this.steps.values()].map((s, i) => ({
+      id: first + i,
       name: s.name,
       status: this.status,
       processedBytes: s.bytes,
       processingTimeNs: s.ns,
-      inputs: i === 0 ? [] : [i - 1],
+      inputs: i === 0 ? sources.map((n) => n.id) : [first + i - 1],
     }));
+    return [...sources, ...steps];
   }
 
   // --- events ---
@@ -528,7 +566,16 @@ export class StreamingExecution implements RowsPlan {
         true,
       );
       if (sql !== undefined) {
-        const text = await this.timed('Tail', () => this.engine.query(sql, { settings: { max_threads: 1 } }));
+        const read = () => this.engine.query(sql, { settings: { max_threads: 1 } });
+        const group = this.sharedGroup;
+        const shared = this.ranges.shared;
+        const text =
+          group && shared
+            ? await this.timed('Tail', async () => {
+                const t = await shared.read(group, sql, async () => (await read()).text());
+                return { text: () => t };
+              })
+            : await this.timed('Tail', read);
         await this.output(rowsFromLines(text, this.wide), sink, p.changelog ? 'tail' : undefined);
       }
       if (p.lags) await this.carryForward(p.lags.carry.fill(values), p.lags.depths.length);

@@ -223,3 +223,13 @@ test('a tagged write the engine refuses does not raise the mark: its retry write
   const summary = h.wal.summaries().at(-1);
   assert.deepEqual(summary?.producers, [['p', 1, 0]]);
 });
+
+test("a group of materialized views' outputs is marked derived (its insert runs with the views' steps); one with other rows is not", async () => {
+  const h = await setup();
+  await h.writer.submit(batch([1], { producer: { id: 'mv-1', tag: { seq: 1, part: 0 } } }));
+  await h.writer.submit(batch([2]));
+  assert.deepEqual(
+    h.inserts.map((u) => u.derived ?? false),
+    [true, false],
+  );
+});

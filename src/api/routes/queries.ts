@@ -135,7 +135,17 @@ export function queryRoutes(app: FastifyInstance, s: Services): void {
         id: st.id,
         name: st.name,
         status: st.status,
-        metric: { processed_bytes: st.processedBytes, processing_time_ns: st.processingTimeNs },
+        metric: {
+          processed_bytes: st.processedBytes,
+          processing_time_ns: st.processingTimeNs,
+          ...(st.source
+            ? {
+                committed_sn: st.source.committedSn,
+                processed_sn: st.source.processedSn,
+                lag: Math.max(0, st.source.committedSn - st.source.processedSn),
+              }
+            : {}),
+        },
       })),
       edges: steps.flatMap((st) => st.inputs.map((from) => ({ from, to: st.id }))),
     };
