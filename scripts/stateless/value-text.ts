@@ -4,10 +4,12 @@
 // - inside arrays, tuples and maps: strings, dates, UUIDs, enums, IPs quoted (`'a\'b'`), NULL as
 //   `NULL`, numbers and bools bare; arrays `[1,2]`, tuples `(1,'a')`, maps `{'k':1}`, no spaces;
 // - numbers exactly as the engine wrote them in JSON (which is its text form: `58.3`, `1e20`,
-//   `nan`/`inf` as strings); bool `true`/`false`.
+//   `nan`/`inf` as strings); bool `true`/`false`;
+// - a datetime whose type names a time zone ends in that zone's offset, as Proton prints it:
+//   `2000-01-02 03:00:00Z` in UTC, `1970-01-01 03:00:00+03:00` in Europe/Moscow.
 
 import { isLosslessNumber } from 'lossless-json';
-import { type ProtonType, parseProtonType } from '../conformance/proton-type.ts';
+import { type ProtonType, parseProtonType, timeZoneOf } from '../conformance/proton-type.ts';
 
 const NUMERIC = /^(u?int(8|16|32|64|128|256)|float(32|64)|bfloat16|decimal(32|64|128|256)?|interval_\w+)$/;
 
@@ -59,6 +61,57 @@ function scalarText(v: unknown): string {
   return JSON.stringify(v);
 }
 
+const zoneFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** Milliseconds the zone's wall clock is ahead of UTC at the instant `ms`. */
+function offsetAt(ms: number, zone: string): number {
+  let f = zoneFormats.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    zoneFormats.set(zone, f);
+  }
+  const part: Record<string, number> = {};
+  for (const p of f.formatToParts(new Date(ms))) part[p.type] = Number(p.value);
+  const wall = Date.UTC(part.year!, part.month! - 1, part.day!, part.hour!, part.minute!, part.second!);
+  return wall - Math.floor(ms / 1000) * 1000;
+}
+
+/** `Z`, or `+05:30`: the offset of the zone at the wall-clock time `value` (empty if unreadable). */
+export function zoneSuffix(value: string, zone: string): string {
+  const m = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)/.exec(value);
+  if (!m) return '';
+  const wall = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
+  let offset: number;
+  try {
+    offset = offsetAt(wall - offsetAt(wall, zone), zone);
+  } catch {
+    return '';
+  }
+  if (offset === 0) return 'Z';
+  const minutes = Math.round(Math.abs(offset) / 60_000);
+  const hh = String(Math.floor(minutes / 60)).padStart(2, '0');
+  const mm = String(minutes % 60).padStart(2, '0');
+  return `${offset < 0 ? '-' : '+'}${hh}:${mm}`;
+}
+
+/** A datetime's text, with the zone's offset when its type names a zone. */
+function datetimeText(t: ProtonType, v: unknown): string {
+  const s = scalarText(v);
+  const zone = timeZoneOf(t);
+  return zone ? `${s}${zoneSuffix(s, zone)}` : s;
+}
+
+const isDateTime = (t: ProtonType) => t.name === 'datetime' || t.name === 'datetime64';
+
 const UNKNOWN: ProtonType = { name: '', types: [], literals: [], fieldNames: [] };
 
 /** Text of a value inside a composite (quoted strings, `NULL`). */
@@ -75,6 +128,7 @@ function innerText(type: ProtonType, v: unknown): string {
   if (t.name === '') return untypedText(v);
   if (t.name === 'bool') return boolText(v);
   if (isNumericType(t)) return scalarText(v);
+  if (isDateTime(t)) return `'${datetimeText(t, v)}'`;
   return `'${escapeText(scalarText(v))}'`;
 }
 
@@ -122,6 +176,7 @@ export function tsvValue(typeName: string, v: unknown, raw = false): string {
   if (t.name === 'array' || t.name === 'tuple' || t.name === 'map') return innerText(t, v);
   if (Array.isArray(v) || (typeof v === 'object' && !isLosslessNumber(v))) return innerText(t, v);
   if (t.name === 'bool') return boolText(v);
+  if (isDateTime(t)) return datetimeText(t, v);
   const s = scalarText(v);
   return raw ? s : escapeText(s);
 }
@@ -138,6 +193,7 @@ export function csvValue(typeName: string, v: unknown): string {
   if (t.name === 'array' || t.name === 'map') return quote(innerText(t, v));
   if (t.name === 'bool') return boolText(v);
   if (isNumericType(t)) return scalarText(v);
+  if (isDateTime(t)) return quote(datetimeText(t, v));
   return quote(scalarText(v));
 }
 

@@ -110,3 +110,20 @@ test('results print in TabSeparated and the other formats the runner knows', () 
   );
   assert.throws(() => renderResult('PrettyCompact', columns, rows), UnsupportedFormat);
 });
+
+test("a datetime whose type names a zone ends in the zone's offset, as Proton prints it", () => {
+  assert.equal(tsvValue("datetime('UTC')", '2000-01-02 03:00:00'), '2000-01-02 03:00:00Z');
+  assert.equal(tsvValue("datetime64(3, 'UTC')", '2000-01-02 03:00:00.123'), '2000-01-02 03:00:00.123Z');
+  assert.equal(tsvValue("datetime('Europe/Moscow')", '1970-01-01 03:00:00'), '1970-01-01 03:00:00+03:00');
+  assert.equal(tsvValue("datetime('Asia/Kolkata')", '2017-12-05 10:37:47'), '2017-12-05 10:37:47+05:30');
+  assert.equal(
+    tsvValue("datetime('Pacific/Kiritimati')", '1990-01-02 03:04:05'),
+    '1990-01-02 03:04:05-10:00',
+  );
+  // daylight saving time: the offset of that date
+  assert.equal(tsvValue("datetime('Europe/Berlin')", '2020-07-01 12:00:00'), '2020-07-01 12:00:00+02:00');
+  assert.equal(tsvValue("datetime('Europe/Berlin')", '2020-01-01 12:00:00'), '2020-01-01 12:00:00+01:00');
+  assert.equal(tsvValue("array(datetime('UTC'))", ['2000-01-02 03:00:00']), "['2000-01-02 03:00:00Z']");
+  // without a zone in the type: as it is
+  assert.equal(tsvValue('datetime', '2000-01-02 03:00:00'), '2000-01-02 03:00:00');
+});
