@@ -14,6 +14,7 @@ import { StatementPrinter } from '../printer/print-statement.ts';
 import { backtick, Layout, quoteIdentifier, quoteString } from '../printer/sql-text.ts';
 import { type DataType, printDataType, TypeSyntaxError } from '../types/data-type.ts';
 import { PROTON_TYPE_NAMES, toClickHouseType, UnknownTypeError } from '../types/proton-types.ts';
+import { asBool } from './bool-results.ts';
 import { protonColumnName } from './column-names.ts';
 import {
   checkEngineTable,
@@ -35,6 +36,8 @@ export interface TranslateOptions {
   readonly streamingFunction?: (call: FunctionCall, translate: (e: Expr) => string) => string;
   /** Alias computed select items with their Proton column names (default true). */
   readonly protonColumnNames?: boolean;
+  /** Select items that are conditions answer `bool`, as in Proton (bool-results.ts; default false). */
+  readonly protonBool?: boolean;
   /**
    * `dedup(s, keys...[, ttl][, limit])` in a streaming query: the planner keeps the keys seen
    * across steps and answers the FROM text (undefined: the historical form). Without a hook,
@@ -279,14 +282,14 @@ export class ClickHousePrinter extends StatementPrinter {
   protected override selectList(q: SelectQuery, layout: Layout): string {
     if (this.options.protonColumnNames === false) {
       return q.columns
-        .map((c) => (c.kind === 'Asterisk' ? this.asterisk(c) : this.item(c, layout)))
+        .map((c) => (c.kind === 'Asterisk' ? this.asterisk(c) : this.item(this.boolItem(c), layout)))
         .join(', ');
     }
     const used = new Map<string, string>();
     return q.columns
       .map((c) => {
         if (c.kind === 'Asterisk') return this.asterisk(c);
-        const text = this.item(c, layout);
+        const text = this.item(this.boolItem(c), layout);
         if (c.kind === 'Alias' || c.kind === 'Identifier' || c.kind === 'Columns') return text;
         const name = protonColumnName(c);
         const previous = used.get(name);
@@ -295,6 +298,13 @@ export class ClickHousePrinter extends StatementPrinter {
         return `${text} AS ${backtick(name)}`;
       })
       .join(', ');
+  }
+
+  /** A condition select item as `to_bool(...)` (same name) when Proton's bool results are asked for. */
+  private boolItem(c: Expr): Expr {
+    if (!this.options.protonBool) return c;
+    if (c.kind === 'Alias') return { ...c, expr: asBool(c.expr) };
+    return asBool(c);
   }
 
   private inCte(name: string): boolean {
