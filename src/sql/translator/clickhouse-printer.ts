@@ -25,6 +25,7 @@ import {
 import { isArrayOrMap, type MapCastScope } from './map-cast.ts';
 import { isProtonQuerySetting } from './proton-settings.ts';
 import type { ResolvedTable, TableResolver } from './resolver.ts';
+import { isTypeNameCall, protonTypeNameSql } from './type-name-call.ts';
 import { dedupSql, hopSql, splitWindowArgs, tumbleSql, type WindowSql } from './window-sources.ts';
 
 export interface TranslateOptions {
@@ -161,6 +162,9 @@ export class ClickHousePrinter extends StatementPrinter {
   }
 
   protected override functionCall(f: FunctionCall, layout: Layout): string {
+    if (isTypeNameCall(f.name, f.args.length) && !f.over) {
+      return protonTypeNameSql(this.expr(f.args[0] as Expr, PREC.lambda, layout));
+    }
     const resolveFunction = this.options.resolver.resolveFunction?.bind(this.options.resolver);
     const m = mapFunctionCall(f, resolveFunction);
     if (m.kind === 'streaming') {
