@@ -63,6 +63,9 @@ const OPERATORS = new Set(['Binary', 'Unary', 'Between', 'IsNull', 'Ternary', 'L
 /** Left-associative operators whose left-deep chains print flat (see flatChain). */
 const FLAT_CHAIN_OPS: ReadonlySet<string> = new Set(['OR', 'AND', '||', '+', '-', '*']);
 
+/** Table functions whose first argument is a structure `name type, ...`. */
+const STRUCTURE_FIRST: ReadonlySet<string> = new Set(['values', 'generateRandom']);
+
 const CAST_FUNCTIONS = new Set([
   'CAST',
   '_CAST',
@@ -578,7 +581,40 @@ export class ClickHousePrinter extends StatementPrinter {
       throw err('UNKNOWN_FUNCTION', { name, hint: hint ? `. Maybe you meant: ${hint}` : '' });
     }
     checkTableFunction(engineName, name, span);
+    const first = args[0];
+    if (STRUCTURE_FIRST.has(engineName) && first?.kind === 'String' && args.length > 1) {
+      // `values('x nullable(string), y int', ...)`: the structure's types in the engine's names
+      const structure = { ...first, value: this.structureString(first.value) };
+      return `${engineName}(${this.list([structure, ...args.slice(1)], layout)})`;
+    }
     return `${engineName}(${this.list(args, layout)})`;
+  }
+
+  /** A table function's structure `name type, ...` with each type in the engine's spelling. */
+  private structureString(text: string): string {
+    const columns: string[] = [];
+    let depth = 0;
+    let quote = '';
+    let from = 0;
+    for (let i = 0; i <= text.length; i++) {
+      const c = text[i];
+      if (quote) {
+        if (c === '\\') i++;
+        else if (c === quote) quote = '';
+      } else if (c === "'" || c === '`' || c === '"') quote = c;
+      else if (c === '(') depth++;
+      else if (c === ')') depth--;
+      else if ((c === ',' && depth === 0) || c === undefined) {
+        columns.push(text.slice(from, i));
+        from = i + 1;
+      }
+    }
+    return columns
+      .map((col) => {
+        const m = /^(\s*(?:`[^`]*`|"[^"]*"|[A-Za-z_][A-Za-z0-9_]*)\s+)(.+?)\s*$/s.exec(col);
+        return m ? `${m[1]}${this.typeString(m[2] as string)}` : col;
+      })
+      .join(',');
   }
 
   private windowSql(
