@@ -40,6 +40,17 @@ test('conditions in the select list answer bool, named as Proton names them', as
   assert.deepEqual(r.header.map((c) => c.name).slice(0, 2), ['equals(1, 1)', 'lt']);
 });
 
+test('predicates Proton keeps as uint8 stay uint8; point_in_polygon is bool', async () => {
+  const r = await run(
+    'SELECT has_all([1, 2], [1]), has_any([1], [2]), has_substr([1, 2], [2]), array_all(x -> x > 0, [1]), has([1], 1), point_in_polygon((3., 3.), [(6, 0), (8, 4), (5, 8), (0, 2)])',
+  );
+  assert.deepEqual(
+    r.header.map((c) => c.type),
+    ['uint8', 'uint8', 'uint8', 'uint8', 'bool', 'bool'],
+  );
+  assert.deepEqual(r.rows, [[1, 0, 1, 1, true, true]]);
+});
+
 test('a nullable condition is nullable(bool); nested conditions keep the engine type', async () => {
   const r = await run(
     'SELECT to_nullable(1) = NULL AS n, sum(number > 1) AS s, [number > 1] AS a FROM numbers(3) GROUP BY number ORDER BY number LIMIT 1',
@@ -49,6 +60,11 @@ test('a nullable condition is nullable(bool); nested conditions keep the engine 
     ['nullable(bool)', 'uint64', 'array(uint8)'],
   );
   assert.deepEqual(r.rows, [[null, 0, [0]]]);
+});
+
+test('NaN prints as nan, never -nan, in float columns and arrays of floats; strings keep their text', async () => {
+  const r = await run("SELECT 1 % 0. AS a, [1 % 0., 1.5] AS b, to_float32(1 % 0.) AS c, '-nan' AS s");
+  assert.deepEqual(r.rows, [['nan', ['nan', 1.5], 'nan', '-nan']]);
 });
 
 test('bool items feed outer queries, WHERE and GROUP BY as before', async () => {

@@ -26,7 +26,10 @@ const CONDITION_OPS: ReadonlySet<string> = new Set([
   'GLOBAL NOT IN',
 ]);
 
-/** Predicate functions of Proton, by their lowercase name (snake_case and engine spellings). */
+/**
+ * Predicate functions Proton answers as bool, by their lowercase name (snake_case and engine
+ * spellings). Not all of them: `has_all`, `has_any`, `has_substr` and `array_all` stay uint8 there.
+ */
 const CONDITION_FUNCTIONS: ReadonlySet<string> = new Set([
   'equals',
   'not_equals',
@@ -51,12 +54,6 @@ const CONDITION_FUNCTIONS: ReadonlySet<string> = new Set([
   'multi_match_any',
   'multimatchany',
   'has',
-  'has_all',
-  'hasall',
-  'has_any',
-  'hasany',
-  'has_substr',
-  'hassubstr',
   'empty',
   'not_empty',
   'notempty',
@@ -79,8 +76,8 @@ const CONDITION_FUNCTIONS: ReadonlySet<string> = new Set([
   'isinfinite',
   'array_exists',
   'arrayexists',
-  'array_all',
-  'arrayall',
+  'point_in_polygon',
+  'pointinpolygon',
 ]);
 
 /** Whether the expression is a condition Proton answers as `bool`. */
