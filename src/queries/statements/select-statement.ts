@@ -70,7 +70,7 @@ export function selectHandler(deps: SelectDeps): StatementHandler<Query> {
           );
         }
       }
-      const engineSql = translate(query, { resolver, protonBool: true });
+      const engineSql = translate(query, { resolver, protonResults: true });
       const header = await describeEngineSql(deps.engine, engineSql);
       return new HistoricalExecution(
         engine,

@@ -37,8 +37,13 @@ export interface TranslateOptions {
   readonly streamingFunction?: (call: FunctionCall, translate: (e: Expr) => string) => string;
   /** Alias computed select items with their Proton column names (default true). */
   readonly protonColumnNames?: boolean;
-  /** Select items that are conditions answer `bool`, as in Proton (bool-results.ts; default false). */
-  readonly protonBool?: boolean;
+  /**
+   * Answer results as Proton does (default false; the historical path sets it): select items that
+   * are conditions answer `bool` (bool-results.ts) and `to_type_name(x)` answers Proton's type
+   * names (type-name-call.ts). Off for Tributary's own SQL, e.g. the streaming planner's
+   * `CAST(x, to_type_name(y))`, which needs the engine's names.
+   */
+  readonly protonResults?: boolean;
   /**
    * `dedup(s, keys...[, ttl][, limit])` in a streaming query: the planner keeps the keys seen
    * across steps and answers the FROM text (undefined: the historical form). Without a hook,
@@ -165,7 +170,7 @@ export class ClickHousePrinter extends StatementPrinter {
   }
 
   protected override functionCall(f: FunctionCall, layout: Layout): string {
-    if (isTypeNameCall(f.name, f.args.length) && !f.over) {
+    if (this.options.protonResults && isTypeNameCall(f.name, f.args.length) && !f.over) {
       return protonTypeNameSql(this.expr(f.args[0] as Expr, PREC.lambda, layout));
     }
     const resolveFunction = this.options.resolver.resolveFunction?.bind(this.options.resolver);
@@ -309,7 +314,7 @@ export class ClickHousePrinter extends StatementPrinter {
 
   /** A condition select item as `to_bool(...)` (same name) when Proton's bool results are asked for. */
   private boolItem(c: Expr): Expr {
-    if (!this.options.protonBool) return c;
+    if (!this.options.protonResults) return c;
     if (c.kind === 'Alias') return { ...c, expr: asBool(c.expr) };
     return asBool(c);
   }
