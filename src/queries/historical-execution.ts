@@ -1,6 +1,7 @@
 import type { Engine } from '../engine/engine.ts';
 import type { ExecutionProgress, PipelineStep, ResultSink } from '../streaming/result-sink.ts';
 import type { RowsPlan } from './execution.ts';
+import { HISTORICAL_ENGINE_SETTINGS } from './historical-settings.ts';
 import type { QueryAnalysis, ResultColumn } from './query-types.ts';
 import { floatColumns, rowsFromLines, wideIntegerColumns } from './row-codec.ts';
 
@@ -31,6 +32,7 @@ export class HistoricalExecution implements RowsPlan {
     this.status = 'running';
     try {
       for await (const chunk of this.engine.stream(this.engineSql, {
+        settings: HISTORICAL_ENGINE_SETTINGS,
         lane: 'user',
         userSql: true,
         signal,

@@ -2,11 +2,12 @@ import { quoteString } from '../printer/sql-text.ts';
 import { TYPE_NAME_PAIRS } from '../types/proton-types.ts';
 
 /**
- * In a user's query (TranslateOptions.protonResults), `to_type_name(x)` answers Proton's spelling of the type (`nullable(uint8)`, `fixed_string(4)`,
- * `datetime64(3, 'UTC')`), where the engine's toTypeName answers its own (`Nullable(UInt8)`): the
- * engine's text is cut into words and the rest, and each word that is a type name is replaced by
- * the Proton name (transform over the pairs of proton-types.ts); quoted enum labels stay as they
- * are, and a type the engine lays out on several lines is put back on one.
+ * In a user's query (TranslateOptions.protonResults), `to_type_name(x)` answers Proton's spelling
+ * of the type (`nullable(uint8)`, `fixed_string(4)`, `datetime64(3, 'UTC')`) where the engine's
+ * toTypeName answers its own (`Nullable(UInt8)`): the engine's text is cut into words and the rest,
+ * and each word that is a type name is replaced by the Proton name (transform over the pairs of
+ * proton-types.ts); quoted enum labels stay as they are, and a type the engine lays out on several
+ * lines is put back on one.
  */
 export function protonTypeNameSql(argSql: string): string {
   const from = TYPE_NAME_PAIRS.map(([ch]) => quoteString(ch)).join(', ');
