@@ -1,5 +1,6 @@
 import type { ExecutionProgress, PipelineStep, ResultSink } from '../streaming/result-sink.ts';
 import type { QueryAnalysis, ResultColumn } from './query-types.ts';
+import type { SessionSettings } from './session-settings.ts';
 
 /**
  * What the planner makes of a statement: either a statement with no result (DDL, INSERT), or an
@@ -38,6 +39,11 @@ export interface PlanOptions {
   execType?: 'historical' | 'ddl';
   /** For historical execution: stop the engine query after this many milliseconds. */
   timeoutMs?: number;
+  /**
+   * Settings of earlier `SET` statements of the same script (session-settings.ts): they apply to
+   * the statement as if written in its SETTINGS clause, under its own.
+   */
+  settings?: SessionSettings;
   /** The user running it (for permission checks and audit). */
   user: { username: string; role: 'admin' | 'read_only' };
 }

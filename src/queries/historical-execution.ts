@@ -1,8 +1,9 @@
 import type { Engine } from '../engine/engine.ts';
 import type { ExecutionProgress, PipelineStep, ResultSink } from '../streaming/result-sink.ts';
 import type { RowsPlan } from './execution.ts';
+import { HISTORICAL_ENGINE_SETTINGS } from './historical-settings.ts';
 import type { QueryAnalysis, ResultColumn } from './query-types.ts';
-import { rowsFromLines, wideIntegerColumns } from './row-codec.ts';
+import { floatColumns, rowsFromLines, wideIntegerColumns } from './row-codec.ts';
 
 /**
  * A bounded query: one engine statement whose result is streamed chunk by chunk into the sink.
@@ -26,10 +27,12 @@ export class HistoricalExecution implements RowsPlan {
 
   async run(sink: ResultSink, signal: AbortSignal): Promise<void> {
     const wide = wideIntegerColumns(this.header);
+    const floats = floatColumns(this.header);
     const started = process.hrtime.bigint();
     this.status = 'running';
     try {
       for await (const chunk of this.engine.stream(this.engineSql, {
+        settings: HISTORICAL_ENGINE_SETTINGS,
         lane: 'user',
         userSql: true,
         signal,
@@ -38,7 +41,7 @@ export class HistoricalExecution implements RowsPlan {
         const text = chunk.text();
         this.stats.scannedRows += chunk.rows;
         this.stats.scannedBytes += text.length;
-        await sink.rows(rowsFromLines(text, wide));
+        await sink.rows(rowsFromLines(text, wide, floats));
       }
       this.status = 'finished';
     } catch (e) {

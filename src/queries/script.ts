@@ -2,20 +2,22 @@ import { err } from '../errors/tributary-error.ts';
 import { parseScript } from '../sql/parser/parse.ts';
 import { isSqlSyntaxError, syntaxErrorToTributary } from '../sql/syntax/syntax-error.ts';
 import type { Plan, PlanOptions, QueryPlanner } from './execution.ts';
+import { mergeSessionSettings } from './session-settings.ts';
 import { checkExecType } from './sql-planner.ts';
 
 /** Statements that answer rows: in a script, only the last may be one. */
 const ROW_KINDS = new Set(['Select', 'Union', 'Show', 'ShowCreate', 'Describe', 'Explain']);
 
 /** Statements a `read_only` user may run (as SqlQueryPlanner checks per statement). */
-const READ_ONLY_KINDS = ROW_KINDS;
+const READ_ONLY_KINDS = new Set([...ROW_KINDS, 'Set']);
 
 /**
  * Plan a script of `;`-separated statements (docs/sql-reference.md): every statement but the last
  * runs now, in order; the last one's plan is answered for the caller to run (its rows, or 204).
  * Checked before anything runs: the script parses, only the last statement answers rows, and a
  * `read_only` user runs only statements it may, and every statement fits `/exec`'s `type`. A statement that fails stops the script; the ones
- * before it stay done. A single statement is planned as is.
+ * before it stay done. A `SET` applies to the statements after it in the script (the request is
+ * the session: the next request starts without it). A single statement is planned as is.
  */
 export async function planScript(
   planner: QueryPlanner,
@@ -46,10 +48,14 @@ export async function planScript(
       });
     }
   });
-  for (const { text } of script.slice(0, -1)) {
-    const plan = await planner.plan(text, options);
+  let session = options;
+  for (const { statement, text } of script.slice(0, -1)) {
+    const plan = await planner.plan(text, session);
     if (plan.kind !== 'statement') throw new Error(`a ${plan.kind} plan where a statement was checked`);
     await plan.run(signal);
+    if (statement.kind === 'Set') {
+      session = { ...session, settings: mergeSessionSettings(session.settings ?? [], statement.settings) };
+    }
   }
-  return planner.plan(script[script.length - 1]!.text, options);
+  return planner.plan(script[script.length - 1]!.text, session);
 }

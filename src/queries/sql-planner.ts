@@ -4,7 +4,9 @@ import { parseStatement } from '../sql/parser/parse.ts';
 import { isSqlSyntaxError, syntaxErrorToTributary } from '../sql/syntax/syntax-error.ts';
 import { guardDepth } from '../sql/syntax/too-deep.ts';
 import type { Plan, PlanOptions, QueryPlanner } from './execution.ts';
+import { applySessionSettings, checkSessionSettings } from './session-settings.ts';
 import type { StatementHandler } from './statement-handler.ts';
+import { statementPlan } from './static-rows.ts';
 
 /** Statements that only read (what a `read_only` user may run, and `/exec` type `historical` accepts). */
 const READ_ONLY_KINDS: ReadonlySet<string> = new Set([
@@ -14,6 +16,7 @@ const READ_ONLY_KINDS: ReadonlySet<string> = new Set([
   'ShowCreate',
   'Describe',
   'Explain',
+  'Set',
 ]);
 
 /**
@@ -21,6 +24,8 @@ const READ_ONLY_KINDS: ReadonlySet<string> = new Set([
  * DESCRIBE, EXPLAIN), `ddl` only statements that change something (DDL, INSERT, KILL, ...).
  */
 export function checkExecType(kind: Statement['kind'], type: 'historical' | 'ddl'): void {
+  // SET changes nothing but the statements after it in the same script: fine in either type
+  if (kind === 'Set') return;
   const reads = READ_ONLY_KINDS.has(kind);
   if (type === 'historical' && !reads) {
     throw err('WRONG_QUERY_TYPE', {
@@ -67,6 +72,12 @@ export class SqlQueryPlanner implements QueryPlanner {
         action: `run ${statement.kind} statements`,
       });
     }
+    // SET only checks its settings here; planScript hands them to the statements after it
+    if (statement.kind === 'Set') {
+      checkSessionSettings(statement.settings);
+      return statementPlan(sql, 'set', async () => {});
+    }
+    statement = applySessionSettings(statement, options.settings);
     const handler = this.handlers.get(statement.kind);
     if (!handler) {
       throw err('NOT_IMPLEMENTED', { detail: `${statement.kind} statements are not supported` });

@@ -364,3 +364,24 @@ describe('query structure', () => {
     assert.deepEqual(rows, [[10]]);
   });
 });
+
+describe('table functions with a structure', () => {
+  test("values('x nullable(string), ...'): the structure's types in the engine's names", async () => {
+    const rows = await g.check(
+      "select x, y from values('x nullable(string), y array(low_cardinality(string))', ('42', ['a']), (NULL, []))",
+      "SELECT x, y FROM values('x Nullable(String), y Array(LowCardinality(String))', ('42', ['a']), (NULL, []))",
+    );
+    assert.deepEqual(rows, [
+      ['42', ['a']],
+      [null, []],
+    ]);
+  });
+
+  test('INTERVAL with an expression value', async () => {
+    const rows = await g.check(
+      "select to_date('2017-03-01') + INTERVAL number - 1 MONTH AS d from numbers(2)",
+      "SELECT toDate('2017-03-01') + INTERVAL (number - 1) MONTH AS d FROM numbers(2)",
+    );
+    assert.deepEqual(rows, [['2017-02-01'], ['2017-03-01']]);
+  });
+});

@@ -76,6 +76,7 @@ describe('Proton -> ClickHouse', () => {
       replace_regex: 'replaceRegexpAll',
       from_unix_timestamp: 'fromUnixTimestamp',
       moving_sum: 'groupArrayMovingSum',
+      to_date16: 'toDate',
     };
     for (const [proton, ch] of Object.entries(cases))
       assert.equal(resolveFunctionName(proton)?.clickhouse, ch, proton);

@@ -74,6 +74,26 @@ describe('intervals', () => {
     });
   });
 
+  test('INTERVAL with an expression value up to the unit word', () => {
+    assert.deepEqual(expr('INTERVAL number * 300 SECOND'), {
+      kind: 'Interval',
+      value: bin('*', id('number'), num('300')),
+      unit: 'SECOND',
+      shorthand: false,
+    });
+    assert.deepEqual(expr('INTERVAL number - 15 MONTH'), {
+      kind: 'Interval',
+      value: bin('-', id('number'), num('15')),
+      unit: 'MONTH',
+      shorthand: false,
+    });
+    // the interval still ends at its unit: what follows is the outer expression's
+    assert.deepEqual(
+      expr('INTERVAL 1 DAY + x'),
+      bin('+', { kind: 'Interval', value: num('1'), unit: 'DAY', shorthand: false }, id('x')),
+    );
+  });
+
   test('the shorthand is case-sensitive: m is minute, M is month; ns us ms s h d w q y', () => {
     const units: Record<string, string> = {
       '10ns': 'NANOSECOND',

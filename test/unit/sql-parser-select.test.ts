@@ -171,6 +171,15 @@ describe('FROM: tables, table functions, joins', () => {
     }
   });
 
+  test('a reserved word followed by ( names a table function: FROM values(...)', () => {
+    assert.deepEqual(from("select * from VALUES('x int', 1, 2)"), {
+      kind: 'TableFunction',
+      name: 'VALUES',
+      args: [str('x int'), num('1'), num('2')],
+    });
+    assert.throws(() => parseStatement('select * from values'), /stream name/);
+  });
+
   test('join kinds and strictness in either order; ON and USING', () => {
     const cases: [string, string, string | undefined][] = [
       ['join', 'INNER', undefined],

@@ -13,6 +13,7 @@ import { planStreamingQuery } from '../../streaming/streaming-planner.ts';
 import { checkWindowTime, windowFunctionsIn, windowTimeColumn } from '../../streaming/window-time-check.ts';
 import type { Plan } from '../execution.ts';
 import { HistoricalExecution } from '../historical-execution.ts';
+import { HISTORICAL_ENGINE_SETTINGS } from '../historical-settings.ts';
 import type { QueryAnalysis, ResultColumn } from '../query-types.ts';
 import type { StatementContext, StatementHandler } from '../statement-handler.ts';
 
@@ -26,6 +27,7 @@ export interface SelectDeps extends BindingContext {
 export async function describeEngineSql(engine: Engine, sql: string): Promise<ResultColumn[]> {
   const r = await engine.query(`DESCRIBE (${sql})`, {
     format: 'JSONCompactEachRow',
+    settings: HISTORICAL_ENGINE_SETTINGS,
     lane: 'user',
     userSql: true,
   });
@@ -70,7 +72,7 @@ export function selectHandler(deps: SelectDeps): StatementHandler<Query> {
           );
         }
       }
-      const engineSql = translate(query, { resolver });
+      const engineSql = translate(query, { resolver, protonResults: true });
       const header = await describeEngineSql(deps.engine, engineSql);
       return new HistoricalExecution(
         engine,

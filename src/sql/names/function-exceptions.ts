@@ -41,6 +41,8 @@ export const PROTON_RENAMES: Readonly<Record<string, string>> = {
   to_int: 'toInt64',
   to_float: 'toFloat64',
   to_decimal: 'toDecimal64',
+  // Proton's 16-bit date (its `date` type is the engine's Date too)
+  to_date16: 'toDate',
   // casts
   _cast: '_CAST',
   __cast: '_CAST',

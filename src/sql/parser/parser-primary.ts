@@ -424,7 +424,7 @@ export abstract class PrimaryParser extends TokenCursor {
     return this.functionCall();
   }
 
-  /** `INTERVAL 5 SECOND`, `INTERVAL '5' SECOND`, `INTERVAL '5 second'`. */
+  /** `INTERVAL 5 SECOND`, `INTERVAL '5' SECOND`, `INTERVAL '5 second'`, `INTERVAL n * 5 SECOND`. */
   private intervalExpr(): Expr {
     const start = this.token.start;
     this.pos++;
@@ -442,7 +442,13 @@ export abstract class PrimaryParser extends TokenCursor {
         return { kind: 'Interval', value, unit, shorthand: false, span: this.spanFrom(start) };
       }
     }
-    const value = this.unary();
+    const valueStart = this.pos;
+    let value = this.unary();
+    if (!this.intervalUnitAt(this.token) && this.token.type === 'op') {
+      // `INTERVAL number * 300 SECOND`: the value is an expression up to the unit word
+      this.pos = valueStart;
+      value = this.expression();
+    }
     const unit = this.intervalUnitAt(this.token);
     if (!unit) {
       this.expect('interval unit (SECOND, MINUTE, ...)');

@@ -489,7 +489,9 @@ export abstract class QueryParser extends ExpressionParser {
       return inner;
     }
     const first = this.token;
-    if (first.type === 'ident' && NON_EXPRESSION_WORDS.has(first.value.toUpperCase())) {
+    // a reserved word is no stream name, but may name a table function: `FROM values('x int', 1)`
+    const call = this.peek()?.type === 'op' && this.peek()?.value === '(';
+    if (first.type === 'ident' && NON_EXPRESSION_WORDS.has(first.value.toUpperCase()) && !call) {
       this.expect('stream name');
       this.fail();
     }

@@ -14,6 +14,7 @@ import { StatementPrinter } from '../printer/print-statement.ts';
 import { backtick, Layout, quoteIdentifier, quoteString } from '../printer/sql-text.ts';
 import { type DataType, printDataType, TypeSyntaxError } from '../types/data-type.ts';
 import { PROTON_TYPE_NAMES, toClickHouseType, UnknownTypeError } from '../types/proton-types.ts';
+import { asBool } from './bool-results.ts';
 import { protonColumnName } from './column-names.ts';
 import {
   checkEngineTable,
@@ -24,6 +25,7 @@ import {
 import { isArrayOrMap, type MapCastScope } from './map-cast.ts';
 import { isProtonQuerySetting } from './proton-settings.ts';
 import type { ResolvedTable, TableResolver } from './resolver.ts';
+import { isTypeNameCall, protonTypeNameSql } from './type-name-call.ts';
 import { dedupSql, hopSql, splitWindowArgs, tumbleSql, type WindowSql } from './window-sources.ts';
 
 export interface TranslateOptions {
@@ -35,6 +37,13 @@ export interface TranslateOptions {
   readonly streamingFunction?: (call: FunctionCall, translate: (e: Expr) => string) => string;
   /** Alias computed select items with their Proton column names (default true). */
   readonly protonColumnNames?: boolean;
+  /**
+   * Answer results as Proton does (default false; the historical path sets it): select items that
+   * are conditions answer `bool` (bool-results.ts) and `to_type_name(x)` answers Proton's type
+   * names (type-name-call.ts). Off for Tributary's own SQL, e.g. the streaming planner's
+   * `CAST(x, to_type_name(y))`, which needs the engine's names.
+   */
+  readonly protonResults?: boolean;
   /**
    * `dedup(s, keys...[, ttl][, limit])` in a streaming query: the planner keeps the keys seen
    * across steps and answers the FROM text (undefined: the historical form). Without a hook,
@@ -78,6 +87,9 @@ function reservedColumnsHidden(settings: readonly Setting[] | undefined): boolea
 }
 
 const FLAT_CHAIN_OPS: ReadonlySet<string> = new Set(['OR', 'AND', '||', '+', '-', '*']);
+
+/** Table functions whose first argument is a structure `name type, ...`. */
+const STRUCTURE_FIRST: ReadonlySet<string> = new Set(['values', 'generateRandom']);
 
 const CAST_FUNCTIONS = new Set([
   'CAST',
@@ -180,6 +192,9 @@ export class ClickHousePrinter extends StatementPrinter {
   }
 
   protected override functionCall(f: FunctionCall, layout: Layout): string {
+    if (this.options.protonResults && isTypeNameCall(f.name, f.args.length) && !f.over) {
+      return protonTypeNameSql(this.expr(f.args[0] as Expr, PREC.lambda, layout));
+    }
     const resolveFunction = this.options.resolver.resolveFunction?.bind(this.options.resolver);
     const m = mapFunctionCall(f, resolveFunction);
     if (m.kind === 'streaming') {
@@ -311,14 +326,14 @@ export class ClickHousePrinter extends StatementPrinter {
   protected override selectList(q: SelectQuery, layout: Layout): string {
     if (this.options.protonColumnNames === false) {
       return q.columns
-        .map((c) => (c.kind === 'Asterisk' ? this.asterisk(c) : this.item(c, layout)))
+        .map((c) => (c.kind === 'Asterisk' ? this.asterisk(c) : this.item(this.boolItem(c), layout)))
         .join(', ');
     }
     const used = new Map<string, string>();
     return q.columns
       .map((c) => {
         if (c.kind === 'Asterisk') return this.asterisk(c);
-        const text = this.item(c, layout);
+        const text = this.item(this.boolItem(c), layout);
         if (c.kind === 'Alias' || c.kind === 'Identifier' || c.kind === 'Columns') return text;
         const name = protonColumnName(c);
         const previous = used.get(name);
@@ -327,6 +342,13 @@ export class ClickHousePrinter extends StatementPrinter {
         return `${text} AS ${backtick(name)}`;
       })
       .join(', ');
+  }
+
+  /** A condition select item as `to_bool(...)` (same name) when Proton's bool results are asked for. */
+  private boolItem(c: Expr): Expr {
+    if (!this.options.protonResults) return c;
+    if (c.kind === 'Alias') return { ...c, expr: asBool(c.expr) };
+    return asBool(c);
   }
 
   private inCte(name: string): boolean {
@@ -596,7 +618,40 @@ export class ClickHousePrinter extends StatementPrinter {
       throw err('UNKNOWN_FUNCTION', { name, hint: hint ? `. Maybe you meant: ${hint}` : '' });
     }
     checkTableFunction(engineName, name, span);
+    const first = args[0];
+    if (STRUCTURE_FIRST.has(engineName) && first?.kind === 'String' && args.length > 1) {
+      // `values('x nullable(string), y int', ...)`: the structure's types in the engine's names
+      const structure = { ...first, value: this.structureString(first.value) };
+      return `${engineName}(${this.list([structure, ...args.slice(1)], layout)})`;
+    }
     return `${engineName}(${this.list(args, layout)})`;
+  }
+
+  /** A table function's structure `name type, ...` with each type in the engine's spelling. */
+  private structureString(text: string): string {
+    const columns: string[] = [];
+    let depth = 0;
+    let quote = '';
+    let from = 0;
+    for (let i = 0; i <= text.length; i++) {
+      const c = text[i];
+      if (quote) {
+        if (c === '\\') i++;
+        else if (c === quote) quote = '';
+      } else if (c === "'" || c === '`' || c === '"') quote = c;
+      else if (c === '(') depth++;
+      else if (c === ')') depth--;
+      else if ((c === ',' && depth === 0) || c === undefined) {
+        columns.push(text.slice(from, i));
+        from = i + 1;
+      }
+    }
+    return columns
+      .map((col) => {
+        const m = /^(\s*(?:`[^`]*`|"[^"]*"|[A-Za-z_][A-Za-z0-9_]*)\s+)(.+?)\s*$/s.exec(col);
+        return m ? `${m[1]}${this.typeString(m[2] as string)}` : col;
+      })
+      .join(',');
   }
 
   private windowSql(

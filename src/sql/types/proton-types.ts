@@ -130,6 +130,9 @@ export function lookupTypeName(name: string): readonly [string, string] | undefi
 }
 
 /** Every Proton type name, for suggestions in error messages. */
+/** Every [ClickHouse, Proton] pair of type names. */
+export const TYPE_NAME_PAIRS: ReadonlyArray<readonly [string, string]> = PAIRS;
+
 export const PROTON_TYPE_NAMES: readonly string[] = [...PAIRS.map((p) => p[1]), ...Object.keys(ALIASES)];
 
 export class UnknownTypeError extends Error {
