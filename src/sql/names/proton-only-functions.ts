@@ -98,7 +98,6 @@ export const UNSUPPORTED_PROTON_FUNCTIONS: ReadonlyMap<string, string> = new Map
   ['trap', 'a test function of Proton'],
   ['edition', "Proton's edition; /v1beta2/info tells what this server is"],
   ['reverse_dns_query', 'it reaches the network; user SQL may not'],
-  ['to_date16', 'date16 is not a type here; use to_date() or to_date32()'],
   ['toWeekOfWeekYear', `${NOT_IN_ENGINE}; use to_iso_week()`],
   ['toWeekYear', `${NOT_IN_ENGINE}; use to_iso_year()`],
   ['detect_charset', NLP],
