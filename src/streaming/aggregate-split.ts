@@ -1,5 +1,5 @@
 import { err } from '../errors/tributary-error.ts';
-import { alias, ident } from '../sql/ast/build.ts';
+import { alias, call, ident } from '../sql/ast/build.ts';
 import { sameTree } from '../sql/ast/compare.ts';
 import type { Expr, FunctionCall, Identifier, OrderItem } from '../sql/ast/expression.ts';
 import type { SelectQuery } from '../sql/ast/query.ts';
@@ -8,6 +8,7 @@ import { type AnyNode, replace } from '../sql/ast/walk.ts';
 import { mapFunctionCall } from '../sql/names/function-calls.ts';
 import { isAggregateName } from '../sql/names/function-catalog.ts';
 import { protonColumnName } from '../sql/translator/column-names.ts';
+import { checkRetractable } from './retraction.ts';
 
 /** The table name the emit query reads from; the executor substitutes the real state table. */
 export const STATE_TABLE = '__trb_state';
@@ -31,6 +32,25 @@ export interface AggregateSplit {
   readonly windowEnd?: string;
   /** State-table columns of the substream (PARTITION BY) keys, in order. */
   readonly partitionColumns: readonly string[];
+  /**
+   * Retracting aggregations (retraction.ts): the state-table columns holding the aggregates'
+   * argument values (`__x0`, ...); the state holds `(keys, args, __d)` with `__d` the net count.
+   */
+  readonly argumentColumns?: readonly string[];
+}
+
+/** The state column of a retracting aggregation's net count of a `(keys, args)` tuple. */
+export const NET_COUNT = '__d';
+
+export interface SplitOptions {
+  /** The FROM is a window function. */
+  readonly window: boolean;
+  /**
+   * The input is a changelog (rows carry `_tp_delta`): the fold keeps the net multiset of each
+   * group's argument tuples and the emit computes the aggregates over it. The string names the
+   * input in the refusal of an aggregate that cannot retract.
+   */
+  readonly retract?: string;
 }
 
 function isAggregateCall(n: AnyNode): n is FunctionCall {
@@ -56,8 +76,8 @@ function lastPart(e: Expr): string | undefined {
   return e.kind === 'Identifier' ? e.parts[e.parts.length - 1] : undefined;
 }
 
-/** Split a streaming aggregation (see AggregateSplit). `window` says the FROM is a window function. */
-export function splitAggregation(select: SelectQuery, options: { window: boolean }): AggregateSplit {
+/** Split a streaming aggregation (see AggregateSplit). */
+export function splitAggregation(select: SelectQuery, options: SplitOptions): AggregateSplit {
   const aliases = new Map<string, Expr>();
   for (const c of select.columns) if (c.kind === 'Alias') aliases.set(c.alias, c.expr);
 
@@ -95,11 +115,27 @@ export function splitAggregation(select: SelectQuery, options: { window: boolean
     return found >= 0 ? found : aggregates.push(call) - 1;
   };
 
+  // Retracting: the non-constant arguments of the aggregates, deduplicated: each gets one column.
+  const args: Expr[] = [];
+  const argumentColumn = (arg: Expr): string => {
+    const found = args.findIndex((a) => sameTree(a, arg));
+    return `__x${found >= 0 ? found : args.push(arg) - 1}`;
+  };
+  const retractCall = (call: FunctionCall): FunctionCall => {
+    checkRetractable(call, options.retract as string);
+    const c = normalizeAggregate(call);
+    return {
+      ...c,
+      args: c.args.map((a) => (isConstant(a) ? a : ident(argumentColumn(a)))),
+      span: NO_SPAN,
+    };
+  };
+
   const rewrite = (e: Expr, visible: ReadonlyMap<string, Expr>): Expr => {
     const out = replace(e, (n) => {
       const i = keys.findIndex((k) => sameTree(k, n));
       if (i >= 0) return ident(keyColumns[i] as string);
-      if (isAggregateCall(n)) return mergeCall(n, stateOf(n));
+      if (isAggregateCall(n)) return options.retract ? retractCall(n) : mergeCall(n, stateOf(n));
       return undefined;
     }) as Expr;
     checkGrouped(out, keyColumns, visible);
@@ -130,6 +166,8 @@ export function splitAggregation(select: SelectQuery, options: { window: boolean
     : undefined;
 
   const stateColumns = aggregates.map((_, i) => `__a${i}`);
+  const argumentColumns = args.map((_, i) => `__x${i}`);
+  const foldKeys = [...keyColumns, ...argumentColumns];
   const fold: SelectQuery = {
     kind: 'Select',
     distinct: false,
@@ -137,15 +175,17 @@ export function splitAggregation(select: SelectQuery, options: { window: boolean
     columns: [
       ...keys.map((k, i) => alias(k, keyColumns[i] as string)),
       ...aggregates.map((a, i) => alias(stateCall(a), stateColumns[i] as string)),
+      ...args.map((a, i) => alias(a, argumentColumns[i] as string)),
+      ...(options.retract ? [alias(call('sum', ident('_tp_delta')), NET_COUNT)] : []),
     ],
     ...(select.from ? { from: select.from } : {}),
     ...(select.prewhere ? { prewhere: select.prewhere } : {}),
     ...(select.where ? { where: select.where } : {}),
-    ...(keys.length
+    ...(foldKeys.length
       ? {
           groupBy: {
             kind: 'GroupBy',
-            items: keyColumns.map((k) => ident(k)),
+            items: foldKeys.map((k) => ident(k)),
             withTotals: false,
             span: NO_SPAN,
           },
@@ -182,9 +222,17 @@ export function splitAggregation(select: SelectQuery, options: { window: boolean
     keyColumns,
     stateColumns,
     partitionColumns,
+    ...(options.retract ? { argumentColumns } : {}),
     ...(windowStart !== undefined ? { windowStart: keyColumns[windowStart] } : {}),
     ...(windowEnd !== undefined ? { windowEnd: keyColumns[windowEnd] } : {}),
   };
+}
+
+/** A literal argument (`3` of `min_k(x, 3)`) stays in the call; any other is kept in the state. */
+function isConstant(e: Expr): boolean {
+  if (e.kind === 'Number' || e.kind === 'String' || e.kind === 'Null' || e.kind === 'Bool') return true;
+  if (e.kind === 'Unary') return isConstant((e as unknown as { operand: Expr }).operand);
+  return false;
 }
 
 function findAggregateIn(e: Expr): boolean {
@@ -244,7 +292,8 @@ function checkGrouped(e: Expr, keyColumns: readonly string[], aliases: ReadonlyM
       return undefined;
     }
     if (n.kind === 'Subquery') return n;
-    if (n.kind === 'Function' && /_merge$/.test((n as FunctionCall).name)) return n;
+    // Merged states and (retracting) aggregates over argument columns are resolved already.
+    if (n.kind === 'Function' && (/_merge$/.test((n as FunctionCall).name) || isAggregateCall(n))) return n;
     if (n.kind !== 'Identifier') return undefined;
     const id = n as Identifier;
     const name = id.parts.join('.');

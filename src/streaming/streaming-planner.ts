@@ -28,6 +28,8 @@ import {
   rangeSource,
 } from '../stream/stream-reads.ts';
 import { STATE_TABLE, splitAggregation } from './aggregate-split.ts';
+import { bindChangelogFunctions } from './changelog-input.ts';
+import { changelogRowsSql } from './changelog-rows.ts';
 import { DedupStates } from './dedup-state.ts';
 import { applyEmitLast } from './emit-last.ts';
 import { type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
@@ -35,6 +37,7 @@ import type { TailVariant } from './join-inputs.ts';
 import { planJoins } from './join-planner.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT } from './join-program.ts';
 import { carryLiteral, carryMarker, rewriteLags } from './lag-rewrite.ts';
+import { retractCompact, retractingInput, retractNetRows } from './retracting-input.ts';
 import { planSession, SESSION_ROWS, SESSION_VERSION, sessionRowsSql } from './session-planner.ts';
 import { P, SqlTemplate } from './sql-template.ts';
 import { type StartPosition, startPositions } from './start-position.ts';
@@ -232,6 +235,14 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   }
 
   select = overToSubstreams(select);
+  // changelog(s, key...): its source is read as the changelog of its keys (changelog-input.ts).
+  const changelogFunctions = bindChangelogFunctions(
+    select,
+    sources,
+    (i) => children.find((c) => c.source.index === i)?.program.header.map((h) => h.name) ?? [],
+  );
+  select = changelogFunctions.select;
+  const conversions = new Map(changelogFunctions.conversions);
   const aggregating = isAggregation(select);
   const wf = aggregating ? windowFunction(select.from) : undefined;
   const shape: QueryShape = !aggregating ? 'tail' : wf ? 'window' : 'global';
@@ -255,6 +266,14 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   const keptTables = new Map<number, string>();
   let changelogSources: ReadonlySet<number> = new Set();
   const rangeSql = (s: BoundSource) => {
+    const conversion = conversions.get(s.index);
+    if (conversion) {
+      return changelogRowsSql(conversion, {
+        lo: P.lo(s.index),
+        hi: P.hi(s.index),
+        start: String(startAfter[s.index] ?? -1),
+      });
+    }
     if (s.kind === 'stream' && changelogSources.has(s.index)) {
       // As of __TRB_AT_i__: every key, or only the keys changed in (lo, hi].
       const def = s.definition;
@@ -343,7 +362,14 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     // A versioned_kv / changelog_kv stream read on its own: the first step is its latest row per
     // key (all of its history up to then), later steps its changes (streaming-sql-notes.md §1.2).
     const only = sources.length === 1 ? sources[0] : undefined;
-    const kv = !join && !lags && only?.kind === 'stream' && isKvMode(only.definition.mode) ? only : undefined;
+    const kv =
+      !join &&
+      !lags &&
+      only?.kind === 'stream' &&
+      isKvMode(only.definition.mode) &&
+      !conversions.has(only.index)
+        ? only
+        : undefined;
     const variants: Partial<Record<TailVariant, SqlTemplate>> = {};
     if (joins.innerSelect) variants.inner = new SqlTemplate(translate(joins.innerSelect));
     if (kv) {
@@ -394,18 +420,22 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
 
   if (sources.length > 1 && !join)
     throw err('NOT_IMPLEMENTED', { detail: 'aggregations over more than one stream are not supported yet' });
-  // An aggregation over a changelog input must retract (Proton rewrites it to its _retract
-  // forms); until that exists it is refused, never answered with numbers that ignore deletes and
-  // updates. A join plans its own kv sides (join-planner.ts).
-  const changelogInput = join
+  // An aggregation over a changelog input retracts (retracting-input.ts). A join plans its own
+  // kv sides (join-planner.ts).
+  const retract = join
     ? undefined
-    : sources.find((s) => s.kind === 'stream' && s.definition.mode !== 'append');
-  if (changelogInput?.kind === 'stream') {
-    throw err('NOT_IMPLEMENTED', {
-      detail: `streaming aggregations over a ${changelogInput.definition.mode} stream (${changelogInput.definition.name}) need retractions, which are not supported yet; aggregate table(${changelogInput.definition.name}) for the current state, or read the stream without aggregating`,
-    });
+    : retractingInput(sources[0], conversions, (i) =>
+        children.find((c) => c.source.index === i)?.program.header.some((h) => h.name === '_tp_delta'),
+      );
+  if (retract) {
+    if (retract.conversion) conversions.set(retract.index, retract.conversion);
+    if (retract.fromStart) startAfter[retract.index] = -1;
   }
   if (wf && wf.name.toLowerCase() === 'session') {
+    if (retract)
+      throw err('NOT_IMPLEMENTED', {
+        detail: `session() windows over ${retract.description} (a changelog input) are not supported yet`,
+      });
     // emit_version() counts emits per substream: each session row carries its substream's version.
     const sessionFunction = (f: FunctionCall) =>
       f.name.toLowerCase() === 'emit_version' ? `any(${SESSION_VERSION})` : streamingFunction(f);
@@ -444,7 +474,10 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       detail: 'aggregate functions with OVER (...) are not supported in streaming queries yet',
     });
   }
-  const split = splitAggregation(select, { window: shape === 'window' });
+  const split = splitAggregation(select, {
+    window: shape === 'window',
+    ...(retract ? { retract: retract.description } : {}),
+  });
   const win = wf ? windowShape(wf) : undefined;
 
   // The fold: partial states per group, with the batch number and (windows) the late-row filter.
@@ -524,7 +557,11 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   }
   const emitSql = new SqlTemplate(
     translateQuery(emitSelect, {
-      resolver: stateResolver(`(SELECT * FROM __TRB_STATE__ WHERE ${P.emitFilter})`),
+      resolver: stateResolver(
+        retract
+          ? retractNetRows(split, '__TRB_STATE__', P.emitFilter)
+          : `(SELECT * FROM __TRB_STATE__ WHERE ${P.emitFilter})`,
+      ),
       streamingFunction: emitFunction,
     }),
   );
@@ -571,7 +608,9 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     emptyFold,
     emit: emitSql,
     compact: (table) =>
-      translateQuery(compactSelect, { resolver: stateResolver(table), protonColumnNames: false }),
+      retract
+        ? retractCompact(split, table)
+        : translateQuery(compactSelect, { resolver: stateResolver(table), protonColumnNames: false }),
     ...(win && timeNs
       ? {
           window: {

@@ -1,0 +1,75 @@
+import { rangeSource } from '../stream/stream-reads.ts';
+import { type AggregateSplit, NET_COUNT } from './aggregate-split.ts';
+import type { ChangelogConversion } from './changelog-rows.ts';
+import type { BoundSource } from './stream-bindings.ts';
+
+/**
+ * The changelog input of a streaming aggregation, which then retracts (retraction.ts):
+ * - a `changelog` or `changelog_kv` stream: its rows carry `_tp_delta`; a changelog_kv
+ *   aggregation starts from the stream's whole history (its current state, then the changes);
+ * - a `versioned_kv` stream: every row is +1 of its version and -1 of the key's previous version
+ *   (changelog-rows.ts), from the whole history;
+ * - `changelog(s, key...)`: converted likewise, from the query's start;
+ * - a nested query with EMIT CHANGELOG: its rows carry `_tp_delta` (nested retractions).
+ */
+export interface RetractingInput {
+  readonly index: number;
+  /** Names the input in messages (`a versioned_kv stream (prices)`). */
+  readonly description: string;
+  /** The source is read through this conversion. */
+  readonly conversion?: ChangelogConversion;
+  /** The aggregation reads the source from its first row (its state), not from the query's start. */
+  readonly fromStart: boolean;
+}
+
+export function retractingInput(
+  source: BoundSource | undefined,
+  conversions: ReadonlyMap<number, ChangelogConversion>,
+  derivedHasDelta: (index: number) => boolean | undefined,
+): RetractingInput | undefined {
+  if (!source) return undefined;
+  if (conversions.has(source.index))
+    return { index: source.index, description: 'changelog()', fromStart: false };
+  if (source.kind === 'derived') {
+    return derivedHasDelta(source.index)
+      ? { index: source.index, description: 'a query with EMIT CHANGELOG', fromStart: false }
+      : undefined;
+  }
+  const def = source.definition;
+  const description = `a ${def.mode} stream (${def.name})`;
+  switch (def.mode) {
+    case 'append':
+      return undefined;
+    case 'changelog':
+      return { index: source.index, description, fromStart: false };
+    case 'changelog_kv':
+      return { index: source.index, description, fromStart: true };
+    case 'versioned_kv':
+      return {
+        index: source.index,
+        description,
+        fromStart: true,
+        conversion: { from: rangeSource(def), keys: def.keyColumns },
+      };
+  }
+}
+
+/**
+ * The rows an emit of a retracting aggregation aggregates (engine SQL): each `(keys, args)` tuple
+ * of the state rows matching `filter`, repeated as many times as its net count when that is
+ * positive. The aggregates then see exactly the live rows of each group.
+ */
+export function retractNetRows(split: AggregateSplit, state: string, filter: string): string {
+  const columns = [...split.keyColumns, ...(split.argumentColumns ?? [])];
+  const list = columns.join(', ');
+  const grouped = `SELECT ${list}${list ? ', ' : ''}sum(${NET_COUNT}) AS __n FROM ${state} WHERE ${filter}${list ? ` GROUP BY ${list}` : ''} HAVING __n > 0`;
+  return `(SELECT ${list}${list ? ', ' : ''}__n FROM (${grouped}) ARRAY JOIN range(toUInt64(__n)) AS __r)`;
+}
+
+/** Compaction of a retracting aggregation's state: one row per tuple, tuples that cancelled out dropped. */
+export function retractCompact(split: AggregateSplit, table: string): string {
+  const columns = [...split.keyColumns, ...(split.argumentColumns ?? [])];
+  const list = columns.join(', ');
+  const inner = `SELECT ${list}${list ? ', ' : ''}sum(${NET_COUNT}) AS __net, max(__batch) AS __last FROM ${table}${list ? ` GROUP BY ${list}` : ''}`;
+  return `SELECT ${list}${list ? ', ' : ''}__net AS ${NET_COUNT}, __last AS __batch FROM (${inner}) WHERE __net != 0`;
+}

@@ -1,0 +1,194 @@
+/**
+ * Retracting streaming aggregations over changelog inputs (streaming-sql-notes.md §1.2, §1.11):
+ * versioned_kv updates retract the key's previous row, changelog / changelog_kv rows carry
+ * `_tp_delta`, and every aggregate is computed over the rows still live. Expected rows are
+ * computed by hand from the inserts of each case.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { assertSameRows, StreamingApi, type StreamingQuery } from '../helpers/streaming-client.ts';
+
+let api: StreamingApi;
+before(async () => {
+  api = await StreamingApi.open();
+});
+after(async () => {
+  await api.close();
+});
+
+async function settled(q: StreamingQuery, count: number): Promise<unknown[][]> {
+  if (count > 0) await q.waitForRows(count);
+  return q.waitForQuiet(400);
+}
+
+test('changelog stream: count, avg, sum, min, max retract deleted rows (0015 id 0)', async () => {
+  const cl = await api.createStream('cl_aggr', "(i int32, s string) SETTINGS mode='changelog'");
+  const q = await api.start(
+    `SELECT count(), avg(i), sum(i), min(i), max(i), min(s), max(s) FROM ${cl} EMIT PERIODIC 200ms`,
+  );
+  await api.exec(`INSERT INTO ${cl} (i, s) VALUES (1, 's1'), (2, 's2'), (3, 's3')`);
+  await q.waitForRows(1);
+  await api.exec(`INSERT INTO ${cl} (i, s, _tp_delta) VALUES (1, 's1', -1)`);
+  await q.waitForRows(2);
+  await api.exec(`INSERT INTO ${cl} (i, s, _tp_delta) VALUES (3, 's3', -1)`);
+  assert.deepEqual(await settled(q, 3), [
+    [3, 2, 6, 1, 3, 's1', 's3'],
+    [2, 2.5, 5, 2, 3, 's2', 's3'],
+    [1, 2, 2, 2, 2, 's2', 's2'],
+  ]);
+  await q.cancel();
+});
+
+test('versioned_kv: the aggregation starts from the stream state; updates retract (0014 id 6)', async () => {
+  const vk = await api.createStream(
+    'vk_aggr',
+    "(k int32, val int32) PRIMARY KEY k SETTINGS mode='versioned_kv'",
+  );
+  await api.exec(`INSERT INTO ${vk} (k, val) VALUES (1, 1), (2, 2), (3, 6)`);
+  const q = await api.start(
+    `SELECT count(), min(val), max(val), sum(val), avg(val) FROM ${vk} EMIT PERIODIC 200ms`,
+  );
+  await q.waitForRows(1);
+  await api.exec(`INSERT INTO ${vk} (k, val) VALUES (1, 3), (3, 4)`);
+  assert.deepEqual(await settled(q, 2), [
+    [3, 1, 6, 9, 3],
+    [3, 2, 4, 9, 3],
+  ]);
+  await q.cancel();
+});
+
+test('changelog_kv grouped, ON UPDATE: deletes and re-inserts move rows between groups', async () => {
+  const kv = await api.createStream(
+    'ckv_group',
+    "(id int32, g string, v int32) PRIMARY KEY id SETTINGS mode='changelog_kv'",
+  );
+  await api.exec(`INSERT INTO ${kv} (id, g, v) VALUES (1, 'a', 10), (2, 'a', 20), (3, 'b', 5)`);
+  const q = await api.start(`SELECT g, count(), sum(v), max(v) FROM ${kv} GROUP BY g EMIT ON UPDATE`);
+  // The state before the query: a = {10, 20}, b = {5}.
+  assertSameRows(await settled(q, 2), [
+    ['a', 2, 30, 20],
+    ['b', 1, 5, 5],
+  ]);
+  // id 2 moves from a to b with a new value: delete, then insert.
+  await api.exec(`INSERT INTO ${kv} (id, g, v, _tp_delta) VALUES (2, 'a', 20, -1), (2, 'b', 7, 1)`);
+  assertSameRows((await settled(q, 4)).slice(2), [
+    ['a', 1, 10, 10],
+    ['b', 2, 12, 7],
+  ]);
+  await q.cancel();
+});
+
+test('the _if and distinct forms, arg_min/arg_max and min_k/max_k retract (0013 ids 4, 5, 9)', async () => {
+  const kv = await api.createStream(
+    'ckv_forms',
+    "(id int32, val int32) PRIMARY KEY id SETTINGS mode='changelog_kv'",
+  );
+  const q = await api.start(
+    `SELECT count_if(val > 2), sum_if(val, val > 2), min_if(val, val > 2), max_if(val, val > 2), avg_if(val, val > 2), count_distinct(val), count(DISTINCT val), sum(DISTINCT val), arg_min(id, val), arg_max(id, val), min_k(val, 2), max_k(val, 2), min_k(val, 2, id) FROM ${kv} EMIT PERIODIC 200ms`,
+  );
+  await api.exec(`INSERT INTO ${kv} (id, val) VALUES (1, 1), (2, 3), (3, 3), (4, 5)`);
+  await q.waitForRows(1);
+  // Delete id 4 (val 5) and id 1 (val 1): live rows are (2, 3), (3, 3).
+  await api.exec(`INSERT INTO ${kv} (id, val, _tp_delta) VALUES (4, 5, -1), (1, 1, -1)`);
+  const rows = await settled(q, 2);
+  assert.deepEqual(rows[0], [
+    3,
+    11,
+    3,
+    5,
+    11 / 3,
+    3,
+    3,
+    9,
+    1,
+    4,
+    [1, 3],
+    [5, 3],
+    [
+      [1, 1],
+      [3, 2],
+    ],
+  ]);
+  const [c, s, mn, mx, avg, cd, cd2, sd, amin, amax, mink, maxk, minkc] = rows[1] as unknown[];
+  assert.deepEqual([c, s, mn, mx, avg, cd, cd2, sd], [2, 6, 3, 3, 3, 1, 1, 3]);
+  // Ties (val 3 for ids 2 and 3): either id is a right answer of arg_min/arg_max.
+  assert.ok([2, 3].includes(amin as number) && [2, 3].includes(amax as number));
+  assert.deepEqual(
+    [mink, maxk],
+    [
+      [3, 3],
+      [3, 3],
+    ],
+  );
+  assert.equal((minkc as unknown[]).length, 2);
+  await q.cancel();
+});
+
+test('versioned_kv tumble window: an update retracts the old row from its window', async () => {
+  const vk = await api.createStream(
+    'vk_tumble',
+    "(k string, v int32, ts datetime64(3, 'UTC')) PRIMARY KEY k SETTINGS mode='versioned_kv', event_time_column='ts'",
+  );
+  const q = await api.start(
+    `SELECT window_start, count(), sum(v), min(v) FROM tumble(${vk}, ts, 10s) GROUP BY window_start`,
+  );
+  await api.exec(
+    `INSERT INTO ${vk} (k, v, ts) VALUES ('a', 1, '2024-01-01 00:00:01'), ('b', 2, '2024-01-01 00:00:02')`,
+  );
+  // 'a' updated within the same window, 'b' moved to the next window (an out-of-order update).
+  await api.exec(
+    `INSERT INTO ${vk} (k, v, ts) VALUES ('a', 5, '2024-01-01 00:00:03'), ('b', 7, '2024-01-01 00:00:12')`,
+  );
+  await api.exec(`INSERT INTO ${vk} (k, v, ts) VALUES ('c', 1, '2024-01-01 00:00:25')`);
+  // Window [0, 10): only a = 5 is live. Window [10, 20): b = 7.
+  const rows = await settled(q, 2);
+  assert.deepEqual(
+    rows.map((r) => [String(r[0]).slice(11, 19), r[1], r[2], r[3]]),
+    [
+      ['00:00:00', 1, 5, 5],
+      ['00:00:10', 1, 7, 7],
+    ],
+  );
+  await q.cancel();
+});
+
+test('EMIT CHANGELOG over versioned_kv: a key moving between groups retracts both (0029 id 1)', async () => {
+  const vk = await api.createStream(
+    'vk_emit_cl',
+    "(i int32, k string) PRIMARY KEY i SETTINGS mode='versioned_kv'",
+  );
+  const q = await api.start(
+    `SELECT k, count(), _tp_delta FROM ${vk} GROUP BY k EMIT CHANGELOG PERIODIC 200ms`,
+  );
+  await api.exec(`INSERT INTO ${vk} (i, k) VALUES (1, 'k1'), (2, 'k1')`);
+  await q.waitForRows(1);
+  await api.exec(`INSERT INTO ${vk} (i, k) VALUES (1, 'k2')`);
+  const rows = await settled(q, 4);
+  assert.deepEqual(rows.slice(0, 1), [['k1', 2, 1]]);
+  assertSameRows(rows.slice(1), [
+    ['k1', 2, -1],
+    ['k1', 1, 1],
+    ['k2', 1, 1],
+  ]);
+  await q.cancel();
+});
+
+test('an aggregate that cannot retract is refused with 48, never answered', async () => {
+  const vk = await api.createStream(
+    'vk_refuse',
+    "(i int32, s string) PRIMARY KEY s SETTINGS mode='versioned_kv'",
+  );
+  const cl = await api.createStream('cl_refuse', "(i int32) SETTINGS mode='changelog'");
+  for (const sql of [
+    `SELECT latest(i) FROM ${vk}`,
+    `SELECT s, median(i) FROM ${vk} GROUP BY s`,
+    `SELECT top_k(i, 2) FROM ${cl}`,
+    `SELECT window_start, group_array(i) FROM tumble(${cl}, 2s) GROUP BY window_start`,
+    `SELECT unique_exact_if(i, i > 2) FROM ${cl}`,
+  ]) {
+    const e = await api.startError(sql);
+    assert.equal(e.status, 400, sql);
+    assert.equal(e.code, 48, sql);
+    assert.match(e.message, /cannot retract/, sql);
+  }
+});
