@@ -192,3 +192,102 @@ test('an aggregate that cannot retract is refused with 48, never answered', asyn
     assert.match(e.message, /cannot retract/, sql);
   }
 });
+
+test('changelog(s, key) in a tail: -old and +new per key update (0027 id 0)', async () => {
+  const s = await api.createStream('cl_fn_tail', '(i int32, k string)');
+  await api.exec(`INSERT INTO ${s} (i, k) VALUES (1, 'before')`);
+  const q = await api.start(`SELECT i, k, _tp_delta FROM changelog(${s}, i)`);
+  await api.exec(`INSERT INTO ${s} (i, k) VALUES (1, 'k1')`);
+  await q.waitForRows(1);
+  await api.exec(`INSERT INTO ${s} (i, k) VALUES (1, 'k2'), (2, 'x')`);
+  await q.waitForRows(4);
+  // Two versions of key 2 in one batch: one row (the last) and no retraction.
+  await api.exec(`INSERT INTO ${s} (i, k) VALUES (2, 'y'), (2, 'z')`);
+  // The row from before the query is not a version: the first k1 retracts nothing.
+  assert.deepEqual(await settled(q, 6), [
+    [1, 'k1', 1],
+    [1, 'k1', -1],
+    [1, 'k2', 1],
+    [2, 'x', 1],
+    [2, 'x', -1],
+    [2, 'z', 1],
+  ]);
+  await q.cancel();
+});
+
+test('changelog(vk, true) and changelog(s, key, version, true): late versions are dropped', async () => {
+  const vk = await api.createStream(
+    'cl_fn_vk',
+    "(i int32, k string) PRIMARY KEY k SETTINGS mode='versioned_kv'",
+  );
+  const q1 = await api.start(`SELECT i, k, _tp_delta FROM changelog(${vk}, true)`);
+  await api.exec(`INSERT INTO ${vk} (i, k) VALUES (1, 'k1')`);
+  await q1.waitForRows(1);
+  await api.exec(`INSERT INTO ${vk} (i, k) VALUES (2, 'k1')`);
+  assert.deepEqual(await settled(q1, 3), [
+    [1, 'k1', 1],
+    [1, 'k1', -1],
+    [2, 'k1', 1],
+  ]);
+  await q1.cancel();
+
+  const s = await api.createStream('cl_fn_ver', '(k string, ver int32, v int32)');
+  const q2 = await api.start(`SELECT k, ver, v, _tp_delta FROM changelog(${s}, k, ver, true)`);
+  await api.exec(`INSERT INTO ${s} (k, ver, v) VALUES ('a', 2, 20)`);
+  await q2.waitForRows(1);
+  // Version 1 of a is older than the current version 2: dropped. Version 3 replaces 2.
+  await api.exec(`INSERT INTO ${s} (k, ver, v) VALUES ('a', 1, 10)`);
+  await api.exec(`INSERT INTO ${s} (k, ver, v) VALUES ('a', 3, 30)`);
+  assert.deepEqual(await settled(q2, 3), [
+    ['a', 2, 20, 1],
+    ['a', 2, 20, -1],
+    ['a', 3, 30, 1],
+  ]);
+  await q2.cancel();
+});
+
+test('changelog(s, key) under an aggregation: group by the key and globally (0013 ids 45, 46)', async () => {
+  const s = await api.createStream('cl_fn_agg', '(id int32, name string, val int32)');
+  const q = await api.start(
+    `SELECT count(), min(val), max(val), sum(val), avg(val) FROM changelog(${s}, id) EMIT PERIODIC 200ms`,
+  );
+  const g = await api.start(
+    `SELECT name, count(), sum(val) FROM changelog(${s}, id) GROUP BY name EMIT ON UPDATE`,
+  );
+  await api.exec(`INSERT INTO ${s} (id, name, val) VALUES (1, 'a', 10), (2, 'a', 20), (3, 'b', 30)`);
+  await q.waitForRows(1);
+  await g.waitForRows(2);
+  // id 2 becomes b/40: a = {10}, b = {30, 40}.
+  await api.exec(`INSERT INTO ${s} (id, name, val) VALUES (2, 'b', 40)`);
+  assert.deepEqual(await settled(q, 2), [
+    [3, 10, 30, 60, 20],
+    [3, 10, 40, 80, 80 / 3],
+  ]);
+  const rows = await settled(g, 4);
+  assertSameRows(rows.slice(0, 2), [
+    ['a', 2, 30],
+    ['b', 1, 30],
+  ]);
+  assertSameRows(rows.slice(2), [
+    ['a', 1, 10],
+    ['b', 2, 70],
+  ]);
+  await q.cancel();
+  await g.cancel();
+});
+
+test('changelog() arguments: refusals say what to write', async () => {
+  const s = await api.createStream('cl_fn_bad', '(i int32, k string)');
+  const cl = await api.createStream('cl_fn_bad_cl', "(i int32) SETTINGS mode='changelog'");
+  for (const [sql, code] of [
+    [`SELECT * FROM changelog(${s})`, 36],
+    [`SELECT * FROM changelog(${s}, i + 1)`, 36],
+    [`SELECT * FROM changelog(${s}, k, true)`, 36],
+    [`SELECT * FROM changelog(${cl}, i)`, 48],
+  ] as const) {
+    const e = await api.startError(sql);
+    assert.equal(e.status, 400, sql);
+    assert.equal(e.code, code, `${sql}: ${e.message}`);
+    assert.match(e.message, /changelog/, sql);
+  }
+});
