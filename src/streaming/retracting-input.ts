@@ -1,3 +1,5 @@
+import type { EmitClause, Query } from '../sql/ast/query.ts';
+import { NO_SPAN } from '../sql/ast/span.ts';
 import { rangeSource } from '../stream/stream-reads.ts';
 import { type AggregateSplit, NET_COUNT } from './aggregate-split.ts';
 import type { ChangelogConversion } from './changelog-rows.ts';
@@ -64,6 +66,35 @@ export function retractNetRows(split: AggregateSplit, state: string, filter: str
   const list = columns.join(', ');
   const grouped = `SELECT ${list}${list ? ', ' : ''}sum(${NET_COUNT}) AS __n FROM ${state} WHERE ${filter}${list ? ` GROUP BY ${list}` : ''} HAVING __n > 0`;
   return `(SELECT ${list}${list ? ', ' : ''}__n FROM (${grouped}) ARRAY JOIN range(toUInt64(__n)) AS __r)`;
+}
+
+/**
+ * The groups matching `filter` whose tuples all cancelled out (EMIT CHANGELOG retracts their last
+ * row): their key hash as text, the `__trb_gk` the emit computes (`gkSql`, over the key columns).
+ */
+export function retractGoneGroups(
+  split: AggregateSplit,
+  gkSql: string,
+  state: string,
+  filter: string,
+): string {
+  const keys = split.keyColumns.join(', ');
+  const columns = [...split.keyColumns, ...(split.argumentColumns ?? [])].join(', ');
+  return `SELECT toString(${gkSql}) FROM (SELECT ${columns}, sum(${NET_COUNT}) AS __n FROM ${state} WHERE ${filter} GROUP BY ${columns}) GROUP BY ${keys} HAVING max(__n) <= 0`;
+}
+
+/**
+ * A global aggregation nested in an aggregation feeds it a changelog, as in Proton (0029 id 4):
+ * each emit retracts the group's previous row, so the outer aggregation counts every group once.
+ */
+export function feedingChangelog(q: Query): Query {
+  if (q.kind !== 'Select') return q;
+  const from = q.from;
+  const windowed =
+    from?.kind === 'TableFunction' && ['tumble', 'hop', 'session'].includes(from.name.toLowerCase());
+  if (windowed || q.emit?.mode === 'CHANGELOG') return q;
+  const emit: EmitClause = q.emit ?? { kind: 'Emit', afterWatermark: false, onUpdate: false, span: NO_SPAN };
+  return { ...q, emit: { ...emit, mode: 'CHANGELOG' } };
 }
 
 /** Compaction of a retracting aggregation's state: one row per tuple, tuples that cancelled out dropped. */

@@ -578,14 +578,30 @@ export class StreamingExecution implements RowsPlan {
     const text = await this.timed('Emit', () => state.select(sql));
     this.lastEmittedBatch = this.batch;
     let rows = rowsFromLines(text, this.wide);
-    if (rows.length === 0) return;
+    // EMIT CHANGELOG of a retracting aggregation: groups left with no rows retract their last row.
+    const gone = agg.goneGroups
+      ? (
+          await this.timed('Emit', () =>
+            state.select(agg.goneGroups!.fill({ __TRB_STATE__: state.name, [P.emitFilter]: filter })),
+          )
+        )
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => String((JSON.parse(line) as unknown[])[0]))
+      : [];
+    if (rows.length === 0 && !gone.some((key) => this.lastEmitted.has(key))) return;
     if (agg.versioned) rows = this.takeVersions(rows);
     this.emitVersion++;
-    await this.output(rows, sink, this.program.changelog ? 'aggregate' : undefined);
+    await this.output(rows, sink, this.program.changelog ? 'aggregate' : undefined, gone);
   }
 
   /** Hand rows to the sink, adding `_tp_delta` for EMIT CHANGELOG and honouring LIMIT. */
-  private async output(rows: string[], sink: ResultSink, changelog: 'tail' | 'aggregate' | undefined) {
+  private async output(
+    rows: string[],
+    sink: ResultSink,
+    changelog: 'tail' | 'aggregate' | undefined,
+    gone: readonly string[] = [],
+  ) {
     let out = rows;
     const at = this.program.changelog?.deltaIndex;
     if (changelog === 'tail' && at !== undefined) {
@@ -596,6 +612,14 @@ export class StreamingExecution implements RowsPlan {
       });
     } else if (changelog === 'aggregate' && at !== undefined) {
       out = [];
+      for (const key of gone) {
+        const previous = this.lastEmitted.get(key);
+        if (!previous) continue;
+        const retract = [...previous];
+        retract.splice(at, 0, -1);
+        out.push(stringify(retract) ?? '');
+        this.lastEmitted.delete(key);
+      }
       for (const r of rows) {
         const row = parse(r) as unknown[];
         const gk = row.pop();

@@ -37,7 +37,13 @@ import type { TailVariant } from './join-inputs.ts';
 import { planJoins } from './join-planner.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT } from './join-program.ts';
 import { carryLiteral, carryMarker, rewriteLags } from './lag-rewrite.ts';
-import { retractCompact, retractingInput, retractNetRows } from './retracting-input.ts';
+import {
+  feedingChangelog,
+  retractCompact,
+  retractGoneGroups,
+  retractingInput,
+  retractNetRows,
+} from './retracting-input.ts';
 import { planSession, SESSION_ROWS, SESSION_VERSION, sessionRowsSql } from './session-planner.ts';
 import { P, SqlTemplate } from './sql-template.ts';
 import { type StartPosition, startPositions } from './start-position.ts';
@@ -200,7 +206,8 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   const children: ChildProgram[] = [];
   for (const s of sources) {
     if (s.kind !== 'derived') continue;
-    const program = await planStreamingQuery(s.query, ctx);
+    // A global aggregation feeding an aggregation emits a changelog, which the outer one retracts.
+    const program = await planStreamingQuery(isAggregation(bound) ? feedingChangelog(s.query) : s.query, ctx);
     const createTable = derivedTableDdl(s.table, program.header);
     // Created now so the outer query can be described; dropped when the query ends (or is disposed).
     await ctx.engine.query(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(STATE_DB)}`);
@@ -522,10 +529,15 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       orderBy: [{ kind: 'OrderItem', expr: ident(split.windowEnd), span: NO_SPAN }],
     };
   }
+  let goneGroups: SqlTemplate | undefined;
   if (changelog) {
     const key = split.keyColumns.length
       ? call('city_hash64', ...split.keyColumns.map((k) => ident(k)))
       : num(0);
+    if (retract && split.keyColumns.length) {
+      const gk = translateExpression(key, { resolver, streamingFunction });
+      goneGroups = new SqlTemplate(retractGoneGroups(split, gk, '__TRB_STATE__', P.emitFilter));
+    }
     emitSelect = {
       ...emitSelect,
       columns: [...emitSelect.columns, { kind: 'Alias', expr: key, alias: '__trb_gk', span: NO_SPAN }],
@@ -607,6 +619,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     fold: foldSql,
     emptyFold,
     emit: emitSql,
+    ...(goneGroups ? { goneGroups } : {}),
     compact: (table) =>
       retract
         ? retractCompact(split, table)

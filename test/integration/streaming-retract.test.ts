@@ -291,3 +291,44 @@ test('changelog() arguments: refusals say what to write', async () => {
     assert.match(e.message, /changelog/, sql);
   }
 });
+
+test('EMIT CHANGELOG: a group left with no rows retracts its last row', async () => {
+  const kv = await api.createStream(
+    'ckv_gone',
+    "(id int32, g string) PRIMARY KEY id SETTINGS mode='changelog_kv'",
+  );
+  const q = await api.start(`SELECT g, count() FROM ${kv} GROUP BY g EMIT CHANGELOG ON UPDATE`);
+  await api.exec(`INSERT INTO ${kv} (id, g) VALUES (1, 'a'), (2, 'b')`);
+  await q.waitForRows(2);
+  await api.exec(`INSERT INTO ${kv} (id, g, _tp_delta) VALUES (1, 'a', -1)`);
+  const rows = await settled(q, 3);
+  assertSameRows(rows.slice(0, 2), [
+    ['a', 1, 1],
+    ['b', 1, 1],
+  ]);
+  assert.deepEqual(rows.slice(2), [['a', 1, -1]]);
+  await q.cancel();
+});
+
+test('a global aggregation nested in an aggregation feeds it retractions (0029 id 4)', async () => {
+  const s = await api.createStream('nested_cl', '(i int32, k string)');
+  const q1 = await api.start(
+    `SELECT count() FROM (SELECT k, count() FROM changelog(${s}, i) GROUP BY k EMIT CHANGELOG PERIODIC 200ms) EMIT PERIODIC 200ms`,
+  );
+  const q2 = await api.start(
+    `SELECT count(), _tp_delta FROM (SELECT k, count() FROM changelog(${s}, i) GROUP BY k EMIT PERIODIC 200ms) EMIT CHANGELOG PERIODIC 200ms`,
+  );
+  await api.exec(`INSERT INTO ${s} (i, k) VALUES (1, 'k1'), (2, 'k1')`);
+  await q1.waitForRows(1);
+  await q2.waitForRows(1);
+  await api.exec(`INSERT INTO ${s} (i, k) VALUES (1, 'k2')`);
+  // Groups k1 (2, then 1) and k2 (1): the outer count is the number of groups.
+  assert.deepEqual(await settled(q1, 2), [[1], [2]]);
+  assert.deepEqual(await settled(q2, 3), [
+    [1, 1],
+    [1, -1],
+    [2, 1],
+  ]);
+  await q1.cancel();
+  await q2.cancel();
+});
