@@ -332,3 +332,37 @@ test('a global aggregation nested in an aggregation feeds it retractions (0029 i
   await q1.cancel();
   await q2.cancel();
 });
+
+test('changelog() over a CTE and over a view: their rows, versioned by key (0027 ids 2, 10)', async () => {
+  const s = await api.createStream('cl_fn_cte', '(i int32, k string)');
+  const q = await api.start(
+    `WITH cte AS (SELECT i, k FROM ${s}) SELECT i, k, _tp_delta FROM changelog(cte, k)`,
+  );
+  const usage = await api.createStream('cl_fn_usage', '(id int32, max_cpu int32, rate float32)');
+  await api.exec(`INSERT INTO ${usage} (id, max_cpu, rate) VALUES (1, 2, 0.25)`);
+  await api.exec(
+    `CREATE VIEW ${usage}_v AS SELECT id, max_cpu * rate AS income FROM ${usage} WHERE _tp_time > earliest_ts()`,
+  );
+  const v = await api.start(`SELECT * FROM changelog(${usage}_v, id)`);
+  // The view rewinds to the start of the stream: its first row is a version too.
+  await v.waitForRows(1);
+  await api.exec(`INSERT INTO ${s} (i, k) VALUES (1, 'k1')`);
+  await q.waitForRows(1);
+  await api.exec(`INSERT INTO ${s} (i, k) VALUES (2, 'k1')`);
+  await api.exec(`INSERT INTO ${usage} (id, max_cpu, rate) VALUES (2, 4, 0.5)`);
+  await v.waitForRows(2);
+  await api.exec(`INSERT INTO ${usage} (id, max_cpu, rate) VALUES (1, 6, 0.75)`);
+  assert.deepEqual(await settled(q, 3), [
+    [1, 'k1', 1],
+    [1, 'k1', -1],
+    [2, 'k1', 1],
+  ]);
+  assert.deepEqual(await settled(v, 4), [
+    [1, 0.5, 1],
+    [2, 2, 1],
+    [1, 0.5, -1],
+    [1, 4.5, 1],
+  ]);
+  await q.cancel();
+  await v.cancel();
+});
