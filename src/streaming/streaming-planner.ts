@@ -44,6 +44,7 @@ import {
   retractingInput,
   retractNetRows,
 } from './retracting-input.ts';
+import { retractableBase } from './retraction.ts';
 import { planSession, SESSION_ROWS, SESSION_VERSION, sessionRowsSql } from './session-planner.ts';
 import { P, SqlTemplate } from './sql-template.ts';
 import { type StartPosition, startPositions } from './start-position.ts';
@@ -206,8 +207,11 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   const children: ChildProgram[] = [];
   for (const s of sources) {
     if (s.kind !== 'derived') continue;
-    // A global aggregation feeding an aggregation emits a changelog, which the outer one retracts.
-    const program = await planStreamingQuery(isAggregation(bound) ? feedingChangelog(s.query) : s.query, ctx);
+    // A global aggregation feeding an aggregation emits a changelog, which the outer one retracts
+    // (when all of its aggregates can; otherwise it reads the emitted rows as appended rows).
+    const retracting =
+      isAggregation(bound) && findAggregates(bound).every((a) => retractableBase(a.name) !== undefined);
+    const program = await planStreamingQuery(retracting ? feedingChangelog(s.query) : s.query, ctx);
     const createTable = derivedTableDdl(s.table, program.header);
     // Created now so the outer query can be described; dropped when the query ends (or is disposed).
     await ctx.engine.query(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(STATE_DB)}`);
