@@ -379,3 +379,28 @@ test('changelog() in a join and in a historical query is refused with 48', async
   assert.equal(h.status, 400);
   assert.equal(((await h.json()) as { code: number }).code, 48);
 });
+
+test('changelog_kv hop window: a delete retracts the row from every window it was in', async () => {
+  const kv = await api.createStream(
+    'ckv_hop',
+    "(id int32, v int32, ts datetime64(3, 'UTC')) PRIMARY KEY id SETTINGS mode='changelog_kv', event_time_column='ts'",
+  );
+  const q = await api.start(
+    `SELECT window_start, count(), sum(v) FROM hop(${kv}, ts, 2s, 4s) GROUP BY window_start`,
+  );
+  await api.exec(`INSERT INTO ${kv} (id, v, ts) VALUES (1, 1, '2024-01-01 00:00:01')`);
+  await api.exec(`INSERT INTO ${kv} (id, v, ts, _tp_delta) VALUES (1, 1, '2024-01-01 00:00:01', -1)`);
+  await api.exec(`INSERT INTO ${kv} (id, v, ts) VALUES (2, 2, '2024-01-01 00:00:03')`);
+  await api.exec(`INSERT INTO ${kv} (id, v, ts) VALUES (3, 9, '2024-01-01 00:00:10')`);
+  // Row 1 was in [-2, 2) and [0, 4); once deleted, [-2, 2) has no rows (no output) and [0, 4)
+  // only row 2, which is also in [2, 6).
+  const rows = await settled(q, 2);
+  assert.deepEqual(
+    rows.map((r) => [String(r[0]).slice(11, 19), r[1], r[2]]),
+    [
+      ['00:00:00', 1, 2],
+      ['00:00:02', 1, 2],
+    ],
+  );
+  await q.cancel();
+});
