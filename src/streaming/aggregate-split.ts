@@ -1,5 +1,5 @@
 import { err } from '../errors/tributary-error.ts';
-import { alias, call, ident } from '../sql/ast/build.ts';
+import { alias, call as callOf, ident } from '../sql/ast/build.ts';
 import { sameTree } from '../sql/ast/compare.ts';
 import type { Expr, FunctionCall, Identifier, OrderItem } from '../sql/ast/expression.ts';
 import type { SelectQuery } from '../sql/ast/query.ts';
@@ -8,7 +8,7 @@ import { type AnyNode, replace } from '../sql/ast/walk.ts';
 import { mapFunctionCall } from '../sql/names/function-calls.ts';
 import { isAggregateName } from '../sql/names/function-catalog.ts';
 import { protonColumnName } from '../sql/translator/column-names.ts';
-import { checkRetractable } from './retraction.ts';
+import { checkRetractable, retractableBase } from './retraction.ts';
 
 /** The table name the emit query reads from; the executor substitutes the real state table. */
 export const STATE_TABLE = '__trb_state';
@@ -124,11 +124,13 @@ export function splitAggregation(select: SelectQuery, options: SplitOptions): Ag
   const retractCall = (call: FunctionCall): FunctionCall => {
     checkRetractable(call, options.retract as string);
     const c = normalizeAggregate(call);
-    return {
+    const rewritten: FunctionCall = {
       ...c,
       args: c.args.map((a) => (isConstant(a) ? a : ident(argumentColumn(a)))),
       span: NO_SPAN,
     };
+    // Proton's group_uniq_array over a changelog answers its values in order (0013 id 109).
+    return retractableBase(c.name) === 'group_uniq_array' ? callOf('array_sort', rewritten) : rewritten;
   };
 
   const rewrite = (e: Expr, visible: ReadonlyMap<string, Expr>): Expr => {
@@ -176,7 +178,7 @@ export function splitAggregation(select: SelectQuery, options: SplitOptions): Ag
       ...keys.map((k, i) => alias(k, keyColumns[i] as string)),
       ...aggregates.map((a, i) => alias(stateCall(a), stateColumns[i] as string)),
       ...args.map((a, i) => alias(a, argumentColumns[i] as string)),
-      ...(options.retract ? [alias(call('sum', ident('_tp_delta')), NET_COUNT)] : []),
+      ...(options.retract ? [alias(callOf('sum', ident('_tp_delta')), NET_COUNT)] : []),
     ],
     ...(select.from ? { from: select.from } : {}),
     ...(select.prewhere ? { prewhere: select.prewhere } : {}),

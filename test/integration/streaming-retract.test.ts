@@ -404,3 +404,24 @@ test('changelog_kv hop window: a delete retracts the row from every window it wa
   );
   await q.cancel();
 });
+
+test('group_uniq_array over versioned_kv: the live values, in order (0013 id 109)', async () => {
+  const vk = await api.createStream(
+    'vk_uniq',
+    "(id int32, val int32) PRIMARY KEY id SETTINGS mode='versioned_kv'",
+  );
+  const q = await api.start(`SELECT group_uniq_array(val) FROM ${vk} EMIT ON UPDATE`);
+  const steps: [string, unknown[]][] = [
+    ['(1, 1)', [1]],
+    ['(1, 2)', [2]],
+    ['(2, 3)', [2, 3]],
+    ['(3, 3)', [2, 3]],
+    ['(3, 4)', [2, 3, 4]],
+  ];
+  for (const [i, [values, expected]] of steps.entries()) {
+    await api.exec(`INSERT INTO ${vk} (id, val) VALUES ${values}`);
+    await q.waitForRows(i + 1);
+    assert.deepEqual(q.rows[i], [expected], values);
+  }
+  await q.cancel();
+});
