@@ -34,12 +34,18 @@ const ENGINE_SPELLINGS: Readonly<Record<string, string>> = {
   groupuniqarray: 'group_uniq_array',
 };
 
-/** `count_distinct_if` -> `count`; undefined when the name is not one of the retractable forms. */
+const known = (n: string) => RETRACTABLE.has(n) || ENGINE_SPELLINGS[n] !== undefined;
+
+/** `count_distinct_if`, `countIf` -> `count`; undefined when the name is not a retractable form. */
 export function retractableBase(name: string): string | undefined {
   let n = name.toLowerCase();
-  if (n.endsWith('_if')) n = n.slice(0, -3);
-  else if (n.endsWith('if') && ENGINE_SPELLINGS[n.slice(0, -2)]) n = n.slice(0, -2);
-  if (n.endsWith('_distinct')) n = n.slice(0, -'_distinct'.length);
+  for (const suffix of ['_if', 'if']) {
+    if (n.endsWith(suffix) && known(n.slice(0, -suffix.length).replace(/_?distinct$/, ''))) {
+      n = n.slice(0, -suffix.length);
+      break;
+    }
+  }
+  n = n.replace(/_?distinct$/, '');
   n = ENGINE_SPELLINGS[n] ?? n;
   return RETRACTABLE.has(n) ? n : undefined;
 }
