@@ -37,6 +37,12 @@ export interface AggregateSplit {
    * argument values (`__x0`, ...); the state holds `(keys, args, __d)` with `__d` the net count.
    */
   readonly argumentColumns?: readonly string[];
+  /**
+   * Retracting, every aggregate reads the tuples weighted by their net count `__n` (count forms
+   * sum it; min, max, arg_min/arg_max, group_uniq_array and the distinct forms ignore it), so an
+   * emit needs no repetition of the tuples (retracting-input.ts).
+   */
+  readonly weighted?: boolean;
 }
 
 /** The state column of a retracting aggregation's net count of a `(keys, args)` tuple. */
@@ -121,6 +127,7 @@ export function splitAggregation(select: SelectQuery, options: SplitOptions): Ag
     const found = args.findIndex((a) => sameTree(a, arg));
     return `__x${found >= 0 ? found : args.push(arg) - 1}`;
   };
+  const weighted = options.retract !== undefined && aggregatesOf(select).every(isWeightable);
   const retractCall = (call: FunctionCall): FunctionCall => {
     checkRetractable(call, options.retract as string);
     const c = normalizeAggregate(call);
@@ -129,6 +136,18 @@ export function splitAggregation(select: SelectQuery, options: SplitOptions): Ag
       args: c.args.map((a) => (isConstant(a) ? a : ident(argumentColumn(a)))),
       span: NO_SPAN,
     };
+    if (weighted && retractableBase(c.name) === 'count' && !/distinct/i.test(c.name)) {
+      // count(): the net counts summed; count(x) those of non-NULL x; count_if(c) those where c holds.
+      const data = rewritten.args.filter((a) => !isConstant(a));
+      const [first] = data;
+      const n = ident('__n');
+      const counted = !first
+        ? n
+        : /if$/i.test(c.name)
+          ? callOf('if', first, n, { kind: 'Number', text: '0', span: NO_SPAN })
+          : callOf('if', callOf('is_null', first), { kind: 'Number', text: '0', span: NO_SPAN }, n);
+      return callOf('to_uint64', callOf('sum', counted));
+    }
     // Proton's group_uniq_array over a changelog answers its values in order (0013 id 109).
     return retractableBase(c.name) === 'group_uniq_array' ? callOf('array_sort', rewritten) : rewritten;
   };
@@ -224,10 +243,39 @@ export function splitAggregation(select: SelectQuery, options: SplitOptions): Ag
     keyColumns,
     stateColumns,
     partitionColumns,
-    ...(options.retract ? { argumentColumns } : {}),
+    ...(options.retract ? { argumentColumns, weighted } : {}),
     ...(windowStart !== undefined ? { windowStart: keyColumns[windowStart] } : {}),
     ...(windowEnd !== undefined ? { windowEnd: keyColumns[windowEnd] } : {}),
   };
+}
+
+/** The aggregate calls of a SELECT's own level (its items, HAVING, ORDER BY, LIMIT BY). */
+function aggregatesOf(select: SelectQuery): FunctionCall[] {
+  const found: FunctionCall[] = [];
+  const visit = (e: Expr) =>
+    replace(e, (n) => {
+      if (n.kind === 'Subquery') return n;
+      if (isAggregateCall(n)) {
+        found.push(n);
+        return n;
+      }
+      return undefined;
+    });
+  for (const c of select.columns) visit(c);
+  if (select.having) visit(select.having);
+  for (const o of select.orderBy ?? []) visit(o.expr);
+  for (const b of select.limitBy?.by ?? []) visit(b);
+  return found;
+}
+
+/** Does an aggregate read weighted tuples right: a count form, or one that ignores multiplicity? */
+function isWeightable(call: FunctionCall): boolean {
+  const c = normalizeAggregate(call);
+  if (/distinct/i.test(c.name)) return true;
+  const base = retractableBase(c.name);
+  return (
+    base !== undefined && ['count', 'min', 'max', 'arg_min', 'arg_max', 'group_uniq_array'].includes(base)
+  );
 }
 
 /** A literal argument (`3` of `min_k(x, 3)`) stays in the call; any other is kept in the state. */

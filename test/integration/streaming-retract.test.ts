@@ -425,3 +425,19 @@ test('group_uniq_array over versioned_kv: the live values, in order (0013 id 109
   }
   await q.cancel();
 });
+
+test('count forms read weighted tuples: repeated values, NULLs, count_if (no repetition at emit)', async () => {
+  const cl = await api.createStream('cl_weighted', "(v nullable(int32)) SETTINGS mode='changelog'");
+  const q = await api.start(
+    `SELECT count(), count(v), count_if(v > 1), count(DISTINCT v), min(v), max(v) FROM ${cl} EMIT PERIODIC 200ms`,
+  );
+  await api.exec(`INSERT INTO ${cl} (v) VALUES (1), (2), (2), (2), (NULL), (3)`);
+  await q.waitForRows(1);
+  // One 2 and the 3 deleted: live rows 1, 2, 2, NULL.
+  await api.exec(`INSERT INTO ${cl} (v, _tp_delta) VALUES (2, -1), (3, -1)`);
+  assert.deepEqual(await settled(q, 2), [
+    [6, 5, 4, 3, 1, 3],
+    [4, 3, 2, 2, 1, 2],
+  ]);
+  await q.cancel();
+});

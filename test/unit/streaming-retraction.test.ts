@@ -62,3 +62,20 @@ test('a retracting split refuses an aggregate that cannot retract', () => {
     (e: Error & { code?: number }) => e.code === 48 && /latest\(\) cannot retract/.test(e.message),
   );
 });
+
+test('a retracting split reads weighted tuples only when every aggregate allows it', () => {
+  const split = (sql: string) =>
+    splitAggregation(parseQuery(sql) as SelectQuery, { window: false, retract: 'a changelog stream (s)' });
+  assert.equal(
+    split('SELECT k, count(), count_if(v > 1), min(v), arg_max(k, v) FROM s GROUP BY k').weighted,
+    true,
+  );
+  assert.equal(split('SELECT count(DISTINCT v), sum_distinct(v), group_uniq_array(v) FROM s').weighted, true);
+  assert.equal(split('SELECT count(), sum(v) FROM s').weighted, false);
+  assert.equal(split('SELECT min_k(v, 2) FROM s').weighted, false);
+  assert.equal(split('SELECT count() FROM s HAVING avg(v) > 1').weighted, false);
+  assert.match(
+    JSON.stringify(split('SELECT count() FROM s').emit.columns),
+    /"name":"to_uint64".*"name":"sum".*"__n"/,
+  );
+});
