@@ -60,8 +60,8 @@ export function retractingInput(
  * The rows an emit of a retracting aggregation aggregates (engine SQL): each `(keys, args)` tuple
  * of the state rows matching `filter`, repeated as many times as its net count when that is
  * positive. The aggregates then see exactly the live rows of each group. When every aggregate reads
- * weighted tuples (AggregateSplit.weighted), each tuple comes once with its net count `__n`:
- * measured on 1M live rows in 100 distinct tuples, an emit took 12 ms instead of 71 ms.
+ * weighted tuples (AggregateSplit.weighted), each tuple comes once with its net count `__n`
+ * (`npm run bench -- retract`: 8 ms instead of 18 ms per emit for 1M live rows in 100 tuples).
  */
 export function retractNetRows(split: AggregateSplit, state: string, filter: string): string {
   const columns = [...split.keyColumns, ...(split.argumentColumns ?? [])];
