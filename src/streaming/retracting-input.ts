@@ -1,4 +1,5 @@
-import type { EmitClause, Query } from '../sql/ast/query.ts';
+import type { Expr } from '../sql/ast/expression.ts';
+import type { EmitClause, FromItem, Query, SelectQuery, WithItem } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
 import { rangeSource } from '../stream/stream-reads.ts';
 import { type AggregateSplit, NET_COUNT } from './aggregate-split.ts';
@@ -106,4 +107,51 @@ export function retractCompact(split: AggregateSplit, table: string): string {
   const list = columns.join(', ');
   const inner = `SELECT ${list}${list ? ', ' : ''}sum(${NET_COUNT}) AS __net, max(__batch) AS __last FROM ${table}${list ? ` GROUP BY ${list}` : ''}`;
   return `SELECT ${list}${list ? ', ' : ''}__net AS ${NET_COUNT}, __last AS __batch FROM (${inner}) WHERE __net != 0`;
+}
+
+/**
+ * An aggregation reading its changelog input through subqueries, views or CTEs that project
+ * columns (`SELECT i, k FROM vk WHERE ...`): `_tp_delta` is carried through each of them, as
+ * Proton carries it, so the fold sees every row's sign.
+ */
+export function carryDelta(select: SelectQuery): SelectQuery {
+  const ctes = new Set<string>();
+  const from = select.from ? carryFrom(select.from, ctes) : undefined;
+  const withItems = select.with?.map(
+    (w): WithItem => (w.kind === 'Cte' && ctes.has(w.name) ? { ...w, query: carryQuery(w.query) } : w),
+  );
+  return { ...select, ...(from ? { from } : {}), ...(withItems ? { with: withItems } : {}) };
+}
+
+function carryFrom(item: FromItem, ctes: Set<string>): FromItem {
+  switch (item.kind) {
+    case 'SubqueryTable':
+      return { ...item, query: carryQuery(item.query) };
+    case 'Table':
+      if (item.database === undefined && !item.name.startsWith('__trb_src_')) ctes.add(item.name);
+      return item;
+    case 'TableFunction': {
+      const [first, ...rest] = item.args;
+      if (first?.kind === 'Subquery')
+        return { ...item, args: [{ ...first, query: carryQuery(first.query) }, ...rest] };
+      if (first?.kind === 'Identifier' && first.parts.length === 1) ctes.add(first.parts[0] as string);
+      return item;
+    }
+    default:
+      return item;
+  }
+}
+
+function carryQuery(q: Query): Query {
+  if (q.kind !== 'Select') return q;
+  const inner = carryDelta(q);
+  const named = inner.columns.some(
+    (c) =>
+      c.kind === 'Asterisk' ||
+      (c.kind === 'Identifier' && c.parts.at(-1) === '_tp_delta') ||
+      (c.kind === 'Alias' && c.alias === '_tp_delta'),
+  );
+  if (named) return inner;
+  const delta: Expr = { kind: 'Identifier', parts: ['_tp_delta'], span: NO_SPAN };
+  return { ...inner, columns: [...inner.columns, delta] };
 }

@@ -38,6 +38,7 @@ import { planJoins } from './join-planner.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT } from './join-program.ts';
 import { carryLiteral, carryMarker, rewriteLags } from './lag-rewrite.ts';
 import {
+  carryDelta,
   feedingChangelog,
   retractCompact,
   retractGoneGroups,
@@ -441,6 +442,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   if (retract) {
     if (retract.conversion) conversions.set(retract.index, retract.conversion);
     if (retract.fromStart) startAfter[retract.index] = -1;
+    select = carryDelta(select);
   }
   if (wf && wf.name.toLowerCase() === 'session') {
     if (retract)

@@ -441,3 +441,32 @@ test('count forms read weighted tuples: repeated values, NULLs, count_if (no rep
   ]);
   await q.cancel();
 });
+
+test('a subquery, a view or a CTE between the aggregation and its versioned_kv input carries _tp_delta (0013 id 82)', async () => {
+  const vk = await api.createStream(
+    'vk_sub',
+    "(i int32, k1 int32, k2 string) PRIMARY KEY k1 SETTINGS mode='versioned_kv'",
+  );
+  await api.exec(`CREATE VIEW ${vk}_v AS SELECT i, k1, k2 FROM ${vk}`);
+  const q1 = await api.start(
+    `SELECT max(i), count(i), k2 FROM (SELECT i, k2 FROM ${vk}_v WHERE k2 = 'a') GROUP BY k2 EMIT ON UPDATE`,
+  );
+  const q2 = await api.start(
+    `WITH c AS (SELECT i, k2 FROM ${vk}) SELECT max(i), count(i), k2 FROM c GROUP BY k2 EMIT ON UPDATE`,
+  );
+  await api.exec(`INSERT INTO ${vk} (i, k1, k2) VALUES (5, 1, 'a'), (7, 2, 'a')`);
+  await q1.waitForRows(1);
+  await q2.waitForRows(1);
+  // k1 = 2 changes from 7 to 3: the max of group a is 5 again, its count still 2.
+  await api.exec(`INSERT INTO ${vk} (i, k1, k2) VALUES (3, 2, 'a')`);
+  assert.deepEqual(await settled(q1, 2), [
+    [7, 2, 'a'],
+    [5, 2, 'a'],
+  ]);
+  assert.deepEqual(await settled(q2, 2), [
+    [7, 2, 'a'],
+    [5, 2, 'a'],
+  ]);
+  await q1.cancel();
+  await q2.cancel();
+});
