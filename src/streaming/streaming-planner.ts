@@ -236,7 +236,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   // Start positions: rewind predicates on _tp_time/_tp_sn and `seek_to` (streaming-sql-notes §1.4).
   const starts: StartPosition[] = await startPositions(select, settings, sources, ctx);
   const startAfter = starts.map((s) => s.after);
-  const backfill = sources.some(
+  let backfill = sources.some(
     (s, i) => s.kind === 'stream' && (startAfter[i] ?? -1) < ctx.committedSn(s.key),
   );
   if (
@@ -441,7 +441,12 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       );
   if (retract) {
     if (retract.conversion) conversions.set(retract.index, retract.conversion);
-    if (retract.fromStart) startAfter[retract.index] = -1;
+    if (retract.fromStart) {
+      // The stream's history is its state: read as a backfill (the watermark muted until caught up).
+      startAfter[retract.index] = -1;
+      const source = sources[retract.index];
+      if (source?.kind === 'stream' && ctx.committedSn(source.key) >= 0) backfill = true;
+    }
     select = carryDelta(select);
   }
   if (wf && wf.name.toLowerCase() === 'session') {

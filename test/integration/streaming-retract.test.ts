@@ -470,3 +470,26 @@ test('a subquery, a view or a CTE between the aggregation and its versioned_kv i
   await q1.cancel();
   await q2.cancel();
 });
+
+test('versioned_kv tumble window over history: the stored rows are the state, read as a backfill', async () => {
+  const vk = await api.createStream(
+    'vk_tumble_hist',
+    "(k string, v int32, ts datetime64(3, 'UTC')) PRIMARY KEY k SETTINGS mode='versioned_kv', event_time_column='ts'",
+  );
+  await api.exec(
+    `INSERT INTO ${vk} (k, v, ts) VALUES ('a', 1, '2024-01-01 00:00:01'), ('b', 2, '2024-01-01 00:00:12')`,
+  );
+  // 'a' moves to the second window before the query starts.
+  await api.exec(`INSERT INTO ${vk} (k, v, ts) VALUES ('a', 4, '2024-01-01 00:00:15')`);
+  const q = await api.start(
+    `SELECT window_start, count(), sum(v) FROM tumble(${vk}, ts, 10s) GROUP BY window_start`,
+  );
+  await api.exec(`INSERT INTO ${vk} (k, v, ts) VALUES ('c', 1, '2024-01-01 00:00:31')`);
+  // Window [0, 10) lost its only row; [10, 20) holds b = 2 and a = 4; [20, 30) is empty.
+  const rows = await settled(q, 1);
+  assert.deepEqual(
+    rows.map((r) => [String(r[0]).slice(11, 19), r[1], r[2]]),
+    [['00:00:10', 2, 6]],
+  );
+  await q.cancel();
+});
