@@ -2,6 +2,7 @@ import { quoteIdent } from '../engine/settings-clause.ts';
 import { err } from '../errors/tributary-error.ts';
 import type { Expr } from '../sql/ast/expression.ts';
 import type { FromItem, SelectQuery, TableFunctionRef } from '../sql/ast/query.ts';
+import type { StreamDefinition } from '../stream/stream-definition.ts';
 import { rangeSource } from '../stream/stream-reads.ts';
 import type { ChangelogConversion } from './changelog-rows.ts';
 import type { BoundSource } from './stream-bindings.ts';
@@ -19,6 +20,12 @@ export interface ChangelogFunctions {
   readonly select: SelectQuery;
   /** Per bound source index: how its range is read as a changelog. */
   readonly conversions: ReadonlyMap<number, ChangelogConversion>;
+  /**
+   * The right side of `append JOIN changelog(s, key...)`: a join reads only the latest row per key
+   * of it, which is the versioned_kv enrichment of that stream by these keys, from the query's
+   * start (Proton's 0027 ids 4-8). Per source index: the definition the join planner sees.
+   */
+  readonly enrichments: ReadonlyMap<number, StreamDefinition>;
 }
 
 const usage =
@@ -30,7 +37,8 @@ export function bindChangelogFunctions(
   derivedHeader: (index: number) => readonly string[],
 ): ChangelogFunctions {
   const conversions = new Map<number, ChangelogConversion>();
-  if (!select.from) return { select, conversions };
+  const enrichments = new Map<number, StreamDefinition>();
+  if (!select.from) return { select, conversions, enrichments };
 
   const convert = (args: readonly Expr[]): number | undefined => {
     const [source, ...rest] = args;
@@ -111,9 +119,47 @@ export function bindChangelogFunctions(
     }
     return item;
   };
-  // changelog() inside a join is left to the join planner (which refuses it).
-  if (select.from.kind === 'Join' || select.from.kind === 'ArrayJoin') return { select, conversions };
-  return { select: { ...select, from: rewrite(select.from) }, conversions };
+  const from = select.from;
+  if (from.kind === 'Join') {
+    const right = from.right;
+    const enriched = right.kind === 'TableFunction' && right.name.toLowerCase() === 'changelog';
+    const index = enriched ? convert(right.args) : undefined;
+    const source = index !== undefined ? sources[index] : undefined;
+    const conversion = index !== undefined ? conversions.get(index) : undefined;
+    const kv = source?.kind === 'stream' && source.definition.mode === 'versioned_kv';
+    if (
+      enriched &&
+      source?.kind === 'stream' &&
+      conversion &&
+      (kv || !conversion.version) &&
+      index !== undefined
+    ) {
+      conversions.delete(index);
+      enrichments.set(
+        index,
+        kv
+          ? source.definition
+          : {
+              ...source.definition,
+              mode: 'versioned_kv',
+              keyColumns: conversion.keys,
+              versionColumn: '_tp_sn',
+            },
+      );
+      const table: FromItem = {
+        kind: 'Table',
+        name: `__trb_src_${index}`,
+        alias: right.alias ?? right.name,
+        span: right.span,
+      };
+      return { select: { ...select, from: { ...from, right: table } }, conversions, enrichments };
+    }
+    // Any other changelog() inside a join is left to the join planner (which refuses it).
+    conversions.clear();
+    return { select, conversions, enrichments };
+  }
+  if (from.kind === 'ArrayJoin') return { select, conversions, enrichments };
+  return { select: { ...select, from: rewrite(from) }, conversions, enrichments };
 }
 
 function markerIndex(e: Expr | undefined): number | undefined {

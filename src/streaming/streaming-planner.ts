@@ -255,6 +255,13 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   );
   select = changelogFunctions.select;
   const conversions = new Map(changelogFunctions.conversions);
+  // `append JOIN changelog(s, key)`: s is joined as a versioned_kv stream keyed by `key`.
+  const enrichments = changelogFunctions.enrichments;
+  const definitionOf = (s: BoundSource) =>
+    s.kind === 'stream' ? (enrichments.get(s.index) ?? s.definition) : undefined;
+  const joinSources: readonly BoundSource[] = sources.map((s) =>
+    s.kind === 'stream' && enrichments.has(s.index) ? { ...s, definition: enrichments.get(s.index)! } : s,
+  );
   const aggregating = isAggregation(select);
   const wf = aggregating ? windowFunction(select.from) : undefined;
   const shape: QueryShape = !aggregating ? 'tail' : wf ? 'window' : 'global';
@@ -293,7 +300,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       return `(SELECT * FROM ${latestRowsUpTo(def, P.at(s.index))} WHERE ${P.all(s.index)} = 1 OR (${keys}) IN (SELECT ${keys} FROM ${rangeSource(def)} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}))`;
     }
     const kept = keptTables.get(s.index);
-    if (s.kind === 'stream' && kept !== undefined) return latestRowsIn(s.definition, kept);
+    if (s.kind === 'stream' && kept !== undefined) return latestRowsIn(definitionOf(s)!, kept);
     const versions = s.kind === 'stream' ? latestSources.get(s.index) : undefined;
     if (s.kind === 'stream' && versions !== undefined)
       return versions === 1
@@ -317,7 +324,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   // Joins of streams: refuse what cannot be answered right; plan how each step reads its sides.
   const joins = await planJoins(
     select,
-    sources,
+    joinSources,
     {
       engine: ctx.engine,
       keepVersions: keepVersions(settings),
@@ -343,14 +350,15 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   }
   const snapshotTables = joins.snapshots.map((s) => s.table);
   let join = joins.program;
-  const kvRight = join?.kind === 'enrich' ? sources[join.right] : undefined;
+  const kvRight = join?.kind === 'enrich' ? joinSources[join.right] : undefined;
   if (join?.kind === 'enrich' && kvRight?.kind === 'stream' && latestSources.get(join.right) === 1) {
     // The right side's rows up to the start, kept in an engine table; each step appends its range.
     const table = `${STATE_DB}.k_${randomUUID().replaceAll('-', '')}`;
     await ctx.engine.query(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(STATE_DB)}`);
     created.push(table);
     await ctx.engine.query(
-      `CREATE TABLE ${table} ENGINE = Memory AS ${keptRowsSelect(kvRight.definition, `_tp_sn <= ${startAfter[join.right] ?? -1}`)}`,
+      // changelog(s, key) starts with the query: none of s's earlier rows are versions yet.
+      `CREATE TABLE ${table} ENGINE = Memory AS ${keptRowsSelect(kvRight.definition, enrichments.has(join.right) ? '_tp_sn < 0' : `_tp_sn <= ${startAfter[join.right] ?? -1}`)}`,
     );
     snapshotTables.push(table);
     keptTables.set(join.right, table);
