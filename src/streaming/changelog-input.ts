@@ -1,7 +1,7 @@
 import { quoteIdent } from '../engine/settings-clause.ts';
 import { err } from '../errors/tributary-error.ts';
 import type { Expr } from '../sql/ast/expression.ts';
-import type { FromItem, SelectQuery, TableFunctionRef } from '../sql/ast/query.ts';
+import type { FromItem, Query, SelectQuery, TableFunctionRef, WithItem } from '../sql/ast/query.ts';
 import type { StreamDefinition } from '../stream/stream-definition.ts';
 import { rangeSource } from '../stream/stream-reads.ts';
 import type { ChangelogConversion } from './changelog-rows.ts';
@@ -32,12 +32,13 @@ const usage =
   'changelog(stream, key_col... [, version_col, drop_late_rows]) or changelog(versioned_kv_stream [, drop_late_rows])';
 
 export function bindChangelogFunctions(
-  select: SelectQuery,
+  query: SelectQuery,
   sources: readonly BoundSource[],
   derivedHeader: (index: number) => readonly string[],
 ): ChangelogFunctions {
   const conversions = new Map<number, ChangelogConversion>();
   const enrichments = new Map<number, StreamDefinition>();
+  let select = query;
   if (!select.from) return { select, conversions, enrichments };
 
   const convert = (args: readonly Expr[]): number | undefined => {
@@ -100,7 +101,18 @@ export function bindChangelogFunctions(
         'changelog() over a CTE, a subquery or a view that does not aggregate is not supported yet; apply it to a stream, or to a view or subquery that aggregates',
     });
 
+  // changelog() in a subquery or CTE the query reads (`FROM (SELECT * FROM changelog(s, k))`).
+  const nested = (q: Query): Query => {
+    if (q.kind !== 'Select') return q;
+    const withItems = q.with?.map((w): WithItem => (w.kind === 'Cte' ? { ...w, query: nested(w.query) } : w));
+    return {
+      ...q,
+      ...(withItems ? { with: withItems } : {}),
+      ...(q.from && q.from.kind !== 'Join' && q.from.kind !== 'ArrayJoin' ? { from: rewrite(q.from) } : {}),
+    };
+  };
   const rewrite = (item: FromItem): FromItem => {
+    if (item.kind === 'SubqueryTable') return { ...item, query: nested(item.query) };
     if (item.kind !== 'TableFunction') return item;
     const lower = item.name.toLowerCase();
     if (lower === 'changelog') {
@@ -119,7 +131,11 @@ export function bindChangelogFunctions(
     }
     return item;
   };
-  const from = select.from;
+  const withItems = select.with?.map(
+    (w): WithItem => (w.kind === 'Cte' ? { ...w, query: nested(w.query) } : w),
+  );
+  if (withItems) select = { ...select, with: withItems };
+  const from = query.from as FromItem;
   if (from.kind === 'Join') {
     const right = from.right;
     const enriched = right.kind === 'TableFunction' && right.name.toLowerCase() === 'changelog';

@@ -531,3 +531,42 @@ test('append JOIN changelog(s, key): each left row meets the latest right row of
   await left.cancel();
   await onKv.cancel();
 });
+
+test('changelog() inside a subquery or a CTE the query reads (0013 ids 49, 51)', async () => {
+  const s = await api.createStream('cl_fn_nested', '(id int32, name string, val int32)');
+  const tail = await api.start(`SELECT id, val, _tp_delta FROM (SELECT * FROM changelog(${s}, id))`);
+  const agg = await api.start(
+    `WITH sub AS (SELECT * FROM changelog(${s}, id)) SELECT name, count(), max(val) FROM sub GROUP BY name EMIT ON UPDATE`,
+  );
+  await api.exec(`INSERT INTO ${s} (id, name, val) VALUES (1, 'a', 10), (2, 'a', 20)`);
+  await tail.waitForRows(2);
+  await agg.waitForRows(1);
+  await api.exec(`INSERT INTO ${s} (id, name, val) VALUES (2, 'a', 5)`);
+  assert.deepEqual(await settled(tail, 4), [
+    [1, 10, 1],
+    [2, 20, 1],
+    [2, 20, -1],
+    [2, 5, 1],
+  ]);
+  assert.deepEqual(await settled(agg, 2), [
+    ['a', 2, 20],
+    ['a', 2, 10],
+  ]);
+  await tail.cancel();
+  await agg.cancel();
+});
+
+test('a view over changelog() reads like changelog() itself (0013_changelog_stream3 id 52)', async () => {
+  const s = await api.createStream('cl_fn_view', '(i int32, k1 int32, k2 string)');
+  await api.exec(`CREATE VIEW ${s}_v AS (SELECT i, k1, k2, _tp_delta FROM changelog(${s}, k1, k2))`);
+  const q = await api.start(`SELECT i, k1, k2, _tp_delta FROM (SELECT * FROM ${s}_v)`);
+  await api.exec(`INSERT INTO ${s} (i, k1, k2) VALUES (1, 1, 'a')`);
+  await q.waitForRows(1);
+  await api.exec(`INSERT INTO ${s} (i, k1, k2) VALUES (2, 1, 'a')`);
+  assert.deepEqual(await settled(q, 3), [
+    [1, 1, 'a', 1],
+    [1, 1, 'a', -1],
+    [2, 1, 'a', 1],
+  ]);
+  await q.cancel();
+});
