@@ -43,7 +43,16 @@ export interface AggregateSplit {
    * emit needs no repetition of the tuples (retracting-input.ts).
    */
   readonly weighted?: boolean;
+  /**
+   * Retracting, the emit keeps the tuples whose net count is not positive, flagged `__live = 0`,
+   * and every aggregate leaves them out (its `_if` form): a group with no live tuple is still
+   * emitted, with the aggregates of no rows.
+   */
+  readonly keepsEmpty?: boolean;
 }
+
+/** The emit column of a retracting aggregation flagging live tuples (net count > 0). */
+export const LIVE = '__live';
 
 /** The state column of a retracting aggregation's net count of a `(keys, args)` tuple. */
 export const NET_COUNT = '__d';
@@ -128,19 +137,32 @@ export function splitAggregation(select: SelectQuery, options: SplitOptions): Ag
     return `__x${found >= 0 ? found : args.push(arg) - 1}`;
   };
   const weighted = options.retract !== undefined && aggregatesOf(select).every(isWeightable);
+  // A group whose rows are all retracted is still emitted, with the aggregates of no rows (Proton:
+  // count 0, avg nan), when every aggregate has an `_if` form to leave out the dead tuples.
+  const keepsEmpty = options.retract !== undefined && aggregatesOf(select).every(hasIfForm);
+  const live = ident(LIVE);
+  const onlyLive = (c: FunctionCall): FunctionCall => {
+    if (!keepsEmpty) return c;
+    if (/if$/i.test(c.name)) {
+      const cond = c.args.at(-1) as Expr;
+      return { ...c, args: [...c.args.slice(0, -1), callOf('and', cond, live)] };
+    }
+    return { ...c, name: /[A-Z]/.test(c.name) ? `${c.name}If` : `${c.name}_if`, args: [...c.args, live] };
+  };
   const retractCall = (call: FunctionCall): FunctionCall => {
     checkRetractable(call, options.retract as string);
     const c = normalizeAggregate(call);
-    const rewritten: FunctionCall = {
+    const rewritten: FunctionCall = onlyLive({
       ...c,
       args: c.args.map((a) => (isConstant(a) ? a : ident(argumentColumn(a)))),
       span: NO_SPAN,
-    };
+    });
     if (weighted && retractableBase(c.name) === 'count' && !/distinct/i.test(c.name)) {
       // count(): the net counts summed; count(x) those of non-NULL x; count_if(c) those where c holds.
-      const data = rewritten.args.filter((a) => !isConstant(a));
+      const data = c.args.filter((a) => !isConstant(a)).map((a) => ident(argumentColumn(a)));
       const [first] = data;
-      const n = ident('__n');
+      const zero: Expr = { kind: 'Number', text: '0', span: NO_SPAN };
+      const n = keepsEmpty ? callOf('if', live, ident('__n'), zero) : ident('__n');
       const counted = !first
         ? n
         : /if$/i.test(c.name)
@@ -149,7 +171,13 @@ export function splitAggregation(select: SelectQuery, options: SplitOptions): Ag
       return callOf('to_uint64', callOf('sum', counted));
     }
     // Proton's group_uniq_array over a changelog answers its values in order (0013 id 109).
-    return retractableBase(c.name) === 'group_uniq_array' ? callOf('array_sort', rewritten) : rewritten;
+    if (retractableBase(c.name) === 'group_uniq_array') return callOf('array_sort', rewritten);
+    // avg of no rows: the engine's 0/0 is a negative NaN (`-nan`); Proton answers `nan`.
+    if (keepsEmpty && retractableBase(c.name) === 'avg') {
+      const nan = callOf('to_float64', { kind: 'String', value: 'nan', span: NO_SPAN });
+      return callOf('if', callOf('is_nan', rewritten), nan, rewritten);
+    }
+    return rewritten;
   };
 
   const rewrite = (e: Expr, visible: ReadonlyMap<string, Expr>): Expr => {
@@ -243,7 +271,7 @@ export function splitAggregation(select: SelectQuery, options: SplitOptions): Ag
     keyColumns,
     stateColumns,
     partitionColumns,
-    ...(options.retract ? { argumentColumns, weighted } : {}),
+    ...(options.retract ? { argumentColumns, weighted, keepsEmpty } : {}),
     ...(windowStart !== undefined ? { windowStart: keyColumns[windowStart] } : {}),
     ...(windowEnd !== undefined ? { windowEnd: keyColumns[windowEnd] } : {}),
   };
@@ -275,6 +303,17 @@ function isWeightable(call: FunctionCall): boolean {
   const base = retractableBase(c.name);
   return (
     base !== undefined && ['count', 'min', 'max', 'arg_min', 'arg_max', 'group_uniq_array'].includes(base)
+  );
+}
+
+/** Does an aggregate have an `_if` form that can leave out dead tuples (not min_k/max_k, not distinct)? */
+function hasIfForm(call: FunctionCall): boolean {
+  const c = normalizeAggregate(call);
+  if (/distinct/i.test(c.name)) return false;
+  const base = retractableBase(c.name);
+  return (
+    base !== undefined &&
+    ['count', 'sum', 'avg', 'min', 'max', 'arg_min', 'arg_max', 'group_uniq_array'].includes(base)
   );
 }
 

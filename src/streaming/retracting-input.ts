@@ -2,7 +2,7 @@ import type { Expr } from '../sql/ast/expression.ts';
 import type { EmitClause, FromItem, Query, SelectQuery, WithItem } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
 import { rangeSource } from '../stream/stream-reads.ts';
-import { type AggregateSplit, NET_COUNT } from './aggregate-split.ts';
+import { type AggregateSplit, LIVE, NET_COUNT } from './aggregate-split.ts';
 import type { ChangelogConversion } from './changelog-rows.ts';
 import type { BoundSource } from './stream-bindings.ts';
 
@@ -67,7 +67,14 @@ export function retractingInput(
 export function retractNetRows(split: AggregateSplit, state: string, filter: string): string {
   const columns = [...split.keyColumns, ...(split.argumentColumns ?? [])];
   const list = columns.join(', ');
-  const grouped = `SELECT ${list}${list ? ', ' : ''}sum(${NET_COUNT}) AS __n FROM ${state} WHERE ${filter}${list ? ` GROUP BY ${list}` : ''} HAVING __n > 0`;
+  const all = `SELECT ${list}${list ? ', ' : ''}sum(${NET_COUNT}) AS __n FROM ${state} WHERE ${filter}${list ? ` GROUP BY ${list}` : ''}`;
+  if (split.keepsEmpty) {
+    // Dead tuples stay, once each, flagged: the aggregates' _if forms leave them out.
+    const flagged = `SELECT ${list}${list ? ', ' : ''}__n, __n > 0 AS ${LIVE} FROM (${all})`;
+    if (split.weighted) return `(${flagged})`;
+    return `(${flagged} ARRAY JOIN range(toUInt64(if(__n > 0, __n, 1))) AS __r)`;
+  }
+  const grouped = `${all} HAVING __n > 0`;
   if (split.weighted) return `(${grouped})`;
   return `(SELECT ${list}${list ? ', ' : ''}__n FROM (${grouped}) ARRAY JOIN range(toUInt64(__n)) AS __r)`;
 }

@@ -292,7 +292,7 @@ test('changelog() arguments: refusals say what to write', async () => {
   }
 });
 
-test('EMIT CHANGELOG: a group left with no rows retracts its last row', async () => {
+test('EMIT CHANGELOG: a group left with no rows retracts its last row and sends its empty row', async () => {
   const kv = await api.createStream(
     'ckv_gone',
     "(id int32, g string) PRIMARY KEY id SETTINGS mode='changelog_kv'",
@@ -306,7 +306,11 @@ test('EMIT CHANGELOG: a group left with no rows retracts its last row', async ()
     ['a', 1, 1],
     ['b', 1, 1],
   ]);
-  assert.deepEqual(rows.slice(2), [['a', 1, -1]]);
+  // The group stays, with the count of no rows (as Proton keeps it).
+  assert.deepEqual(rows.slice(2), [
+    ['a', 1, -1],
+    ['a', 0, 1],
+  ]);
   await q.cancel();
 });
 
@@ -392,12 +396,13 @@ test('changelog_kv hop window: a delete retracts the row from every window it wa
   await api.exec(`INSERT INTO ${kv} (id, v, ts, _tp_delta) VALUES (1, 1, '2024-01-01 00:00:01', -1)`);
   await api.exec(`INSERT INTO ${kv} (id, v, ts) VALUES (2, 2, '2024-01-01 00:00:03')`);
   await api.exec(`INSERT INTO ${kv} (id, v, ts) VALUES (3, 9, '2024-01-01 00:00:10')`);
-  // Row 1 was in [-2, 2) and [0, 4); once deleted, [-2, 2) has no rows (no output) and [0, 4)
-  // only row 2, which is also in [2, 6).
-  const rows = await settled(q, 2);
+  // Row 1 was in [-2, 2) and [0, 4); once deleted, [-2, 2) has no rows (sent with count 0, as
+  // Proton keeps the window) and [0, 4) only row 2, which is also in [2, 6).
+  const rows = await settled(q, 3);
   assert.deepEqual(
     rows.map((r) => [String(r[0]).slice(11, 19), r[1], r[2]]),
     [
+      ['23:59:58', 0, 0],
       ['00:00:00', 1, 2],
       ['00:00:02', 1, 2],
     ],
@@ -567,6 +572,24 @@ test('a view over changelog() reads like changelog() itself (0013_changelog_stre
     [1, 1, 'a', 1],
     [1, 1, 'a', -1],
     [2, 1, 'a', 1],
+  ]);
+  await q.cancel();
+});
+
+test('a group whose rows are all retracted is emitted with the aggregates of no rows (0013_changelog_stream6 id 30)', async () => {
+  const s = await api.createStream('cl_empty_group', '(val float64, id int32, name string)');
+  const q = await api.start(
+    `SELECT max(val), min(val), avg(val), count(), name FROM changelog(${s}, id) GROUP BY name EMIT ON UPDATE`,
+  );
+  await api.exec(`INSERT INTO ${s} (val, id, name) VALUES (1, 2, 'a')`);
+  await q.waitForRows(1);
+  // id 2 moves from a to b: a has no rows left.
+  await api.exec(`INSERT INTO ${s} (val, id, name) VALUES (8, 2, 'b')`);
+  const rows = await settled(q, 3);
+  assert.deepEqual(rows[0], [1, 1, 1, 1, 'a']);
+  assertSameRows(rows.slice(1), [
+    [0, 0, 'nan', 0, 'a'],
+    [8, 8, 8, 1, 'b'],
   ]);
   await q.cancel();
 });
