@@ -448,6 +448,8 @@ export class StreamingExecution implements RowsPlan {
     const agg = this.program.aggregation!;
     // A join step with nothing to fold (e.g. only versioned_kv updates) changes no group.
     const joined = this.program.join !== undefined;
+    // A retracting aggregation whose rows were all filtered out changed nothing: no emit for it.
+    const counted = joined || agg.split.argumentColumns !== undefined;
     if (parts.length === 0) {
       this.joinFoldedRows = false;
       return;
@@ -455,7 +457,7 @@ export class StreamingExecution implements RowsPlan {
     const foldSql = (fills: Record<string, string | number>) => {
       const sql = unionOf(parts.map((part) => agg.fold.fill({ ...part.values, ...fills }))) as string;
       // An empty join output folds nothing, not a keyless aggregate's row of zeros.
-      return joined ? `SELECT * FROM (${sql}) SETTINGS empty_result_for_aggregation_by_empty_set = 1` : sql;
+      return counted ? `SELECT * FROM (${sql}) SETTINGS empty_result_for_aggregation_by_empty_set = 1` : sql;
     };
     const policy = this.program.policy;
     const batch = ++this.batch;
@@ -481,10 +483,10 @@ export class StreamingExecution implements RowsPlan {
       const folded = await this.timed('Aggregate', () =>
         state.append(
           foldSql({ [P.watermark]: 0, [P.batch]: batch }),
-          joined ? `SELECT count() FROM ${state.name} WHERE __batch = ${batch}` : undefined,
+          counted ? `SELECT count() FROM ${state.name} WHERE __batch = ${batch}` : undefined,
         ),
       );
-      if (joined && !/[1-9]/.test(folded)) this.joinFoldedRows = false;
+      if (counted && !/[1-9]/.test(folded)) this.joinFoldedRows = false;
     }
     if (state.appendsSinceCompact >= COMPACT_EVERY)
       await this.timed('Compact', () => state.compact(agg.compact));
