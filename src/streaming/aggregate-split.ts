@@ -1,5 +1,5 @@
 import { err } from '../errors/tributary-error.ts';
-import { alias, ident } from '../sql/ast/build.ts';
+import { alias, call as callOf, ident } from '../sql/ast/build.ts';
 import { sameTree } from '../sql/ast/compare.ts';
 import type { Expr, FunctionCall, Identifier, OrderItem } from '../sql/ast/expression.ts';
 import type { SelectQuery } from '../sql/ast/query.ts';
@@ -8,6 +8,7 @@ import { type AnyNode, replace } from '../sql/ast/walk.ts';
 import { mapFunctionCall } from '../sql/names/function-calls.ts';
 import { isAggregateName } from '../sql/names/function-catalog.ts';
 import { protonColumnName } from '../sql/translator/column-names.ts';
+import { checkRetractable, retractableBase } from './retraction.ts';
 
 /** The table name the emit query reads from; the executor substitutes the real state table. */
 export const STATE_TABLE = '__trb_state';
@@ -31,6 +32,40 @@ export interface AggregateSplit {
   readonly windowEnd?: string;
   /** State-table columns of the substream (PARTITION BY) keys, in order. */
   readonly partitionColumns: readonly string[];
+  /**
+   * Retracting aggregations (retraction.ts): the state-table columns holding the aggregates'
+   * argument values (`__x0`, ...); the state holds `(keys, args, __d)` with `__d` the net count.
+   */
+  readonly argumentColumns?: readonly string[];
+  /**
+   * Retracting, every aggregate reads the tuples weighted by their net count `__n` (count forms
+   * sum it; min, max, arg_min/arg_max, group_uniq_array and the distinct forms ignore it), so an
+   * emit needs no repetition of the tuples (retracting-input.ts).
+   */
+  readonly weighted?: boolean;
+  /**
+   * Retracting, the emit keeps the tuples whose net count is not positive, flagged `__live = 0`,
+   * and every aggregate leaves them out (its `_if` form): a group with no live tuple is still
+   * emitted, with the aggregates of no rows.
+   */
+  readonly keepsEmpty?: boolean;
+}
+
+/** The emit column of a retracting aggregation flagging live tuples (net count > 0). */
+export const LIVE = '__live';
+
+/** The state column of a retracting aggregation's net count of a `(keys, args)` tuple. */
+export const NET_COUNT = '__d';
+
+export interface SplitOptions {
+  /** The FROM is a window function. */
+  readonly window: boolean;
+  /**
+   * The input is a changelog (rows carry `_tp_delta`): the fold keeps the net multiset of each
+   * group's argument tuples and the emit computes the aggregates over it. The string names the
+   * input in the refusal of an aggregate that cannot retract.
+   */
+  readonly retract?: string;
 }
 
 function isAggregateCall(n: AnyNode): n is FunctionCall {
@@ -56,8 +91,8 @@ function lastPart(e: Expr): string | undefined {
   return e.kind === 'Identifier' ? e.parts[e.parts.length - 1] : undefined;
 }
 
-/** Split a streaming aggregation (see AggregateSplit). `window` says the FROM is a window function. */
-export function splitAggregation(select: SelectQuery, options: { window: boolean }): AggregateSplit {
+/** Split a streaming aggregation (see AggregateSplit). */
+export function splitAggregation(select: SelectQuery, options: SplitOptions): AggregateSplit {
   const aliases = new Map<string, Expr>();
   for (const c of select.columns) if (c.kind === 'Alias') aliases.set(c.alias, c.expr);
 
@@ -95,11 +130,61 @@ export function splitAggregation(select: SelectQuery, options: { window: boolean
     return found >= 0 ? found : aggregates.push(call) - 1;
   };
 
+  // Retracting: the non-constant arguments of the aggregates, deduplicated: each gets one column.
+  const args: Expr[] = [];
+  const argumentColumn = (arg: Expr): string => {
+    const found = args.findIndex((a) => sameTree(a, arg));
+    return `__x${found >= 0 ? found : args.push(arg) - 1}`;
+  };
+  const weighted = options.retract !== undefined && aggregatesOf(select).every(isWeightable);
+  // A group whose rows are all retracted is still emitted, with the aggregates of no rows (Proton:
+  // count 0, avg nan), when every aggregate has an `_if` form to leave out the dead tuples.
+  const keepsEmpty = options.retract !== undefined && aggregatesOf(select).every(hasIfForm);
+  const live = ident(LIVE);
+  const onlyLive = (c: FunctionCall): FunctionCall => {
+    if (!keepsEmpty) return c;
+    if (/if$/i.test(c.name)) {
+      const cond = c.args.at(-1) as Expr;
+      return { ...c, args: [...c.args.slice(0, -1), callOf('and', cond, live)] };
+    }
+    return { ...c, name: /[A-Z]/.test(c.name) ? `${c.name}If` : `${c.name}_if`, args: [...c.args, live] };
+  };
+  const retractCall = (call: FunctionCall): FunctionCall => {
+    checkRetractable(call, options.retract as string);
+    const c = normalizeAggregate(call);
+    const rewritten: FunctionCall = onlyLive({
+      ...c,
+      args: c.args.map((a) => (isConstant(a) ? a : ident(argumentColumn(a)))),
+      span: NO_SPAN,
+    });
+    if (weighted && retractableBase(c.name) === 'count' && !/distinct/i.test(c.name)) {
+      // count(): the net counts summed; count(x) those of non-NULL x; count_if(c) those where c holds.
+      const data = c.args.filter((a) => !isConstant(a)).map((a) => ident(argumentColumn(a)));
+      const [first] = data;
+      const zero: Expr = { kind: 'Number', text: '0', span: NO_SPAN };
+      const n = keepsEmpty ? callOf('if', live, ident('__n'), zero) : ident('__n');
+      const counted = !first
+        ? n
+        : /if$/i.test(c.name)
+          ? callOf('if', first, n, { kind: 'Number', text: '0', span: NO_SPAN })
+          : callOf('if', callOf('is_null', first), { kind: 'Number', text: '0', span: NO_SPAN }, n);
+      return callOf('to_uint64', callOf('sum', counted));
+    }
+    // Proton's group_uniq_array over a changelog answers its values in order (0013 id 109).
+    if (retractableBase(c.name) === 'group_uniq_array') return callOf('array_sort', rewritten);
+    // avg of no rows: the engine's 0/0 is a negative NaN (`-nan`); Proton answers `nan`.
+    if (keepsEmpty && retractableBase(c.name) === 'avg') {
+      const nan = callOf('to_float64', { kind: 'String', value: 'nan', span: NO_SPAN });
+      return callOf('if', callOf('is_nan', rewritten), nan, rewritten);
+    }
+    return rewritten;
+  };
+
   const rewrite = (e: Expr, visible: ReadonlyMap<string, Expr>): Expr => {
     const out = replace(e, (n) => {
       const i = keys.findIndex((k) => sameTree(k, n));
       if (i >= 0) return ident(keyColumns[i] as string);
-      if (isAggregateCall(n)) return mergeCall(n, stateOf(n));
+      if (isAggregateCall(n)) return options.retract ? retractCall(n) : mergeCall(n, stateOf(n));
       return undefined;
     }) as Expr;
     checkGrouped(out, keyColumns, visible);
@@ -130,6 +215,8 @@ export function splitAggregation(select: SelectQuery, options: { window: boolean
     : undefined;
 
   const stateColumns = aggregates.map((_, i) => `__a${i}`);
+  const argumentColumns = args.map((_, i) => `__x${i}`);
+  const foldKeys = [...keyColumns, ...argumentColumns];
   const fold: SelectQuery = {
     kind: 'Select',
     distinct: false,
@@ -137,15 +224,17 @@ export function splitAggregation(select: SelectQuery, options: { window: boolean
     columns: [
       ...keys.map((k, i) => alias(k, keyColumns[i] as string)),
       ...aggregates.map((a, i) => alias(stateCall(a), stateColumns[i] as string)),
+      ...args.map((a, i) => alias(a, argumentColumns[i] as string)),
+      ...(options.retract ? [alias(callOf('sum', ident('_tp_delta')), NET_COUNT)] : []),
     ],
     ...(select.from ? { from: select.from } : {}),
     ...(select.prewhere ? { prewhere: select.prewhere } : {}),
     ...(select.where ? { where: select.where } : {}),
-    ...(keys.length
+    ...(foldKeys.length
       ? {
           groupBy: {
             kind: 'GroupBy',
-            items: keyColumns.map((k) => ident(k)),
+            items: foldKeys.map((k) => ident(k)),
             withTotals: false,
             span: NO_SPAN,
           },
@@ -182,9 +271,57 @@ export function splitAggregation(select: SelectQuery, options: { window: boolean
     keyColumns,
     stateColumns,
     partitionColumns,
+    ...(options.retract ? { argumentColumns, weighted, keepsEmpty } : {}),
     ...(windowStart !== undefined ? { windowStart: keyColumns[windowStart] } : {}),
     ...(windowEnd !== undefined ? { windowEnd: keyColumns[windowEnd] } : {}),
   };
+}
+
+/** The aggregate calls of a SELECT's own level (its items, HAVING, ORDER BY, LIMIT BY). */
+function aggregatesOf(select: SelectQuery): FunctionCall[] {
+  const found: FunctionCall[] = [];
+  const visit = (e: Expr) =>
+    replace(e, (n) => {
+      if (n.kind === 'Subquery') return n;
+      if (isAggregateCall(n)) {
+        found.push(n);
+        return n;
+      }
+      return undefined;
+    });
+  for (const c of select.columns) visit(c);
+  if (select.having) visit(select.having);
+  for (const o of select.orderBy ?? []) visit(o.expr);
+  for (const b of select.limitBy?.by ?? []) visit(b);
+  return found;
+}
+
+/** Does an aggregate read weighted tuples right: a count form, or one that ignores multiplicity? */
+function isWeightable(call: FunctionCall): boolean {
+  const c = normalizeAggregate(call);
+  if (/distinct/i.test(c.name)) return true;
+  const base = retractableBase(c.name);
+  return (
+    base !== undefined && ['count', 'min', 'max', 'arg_min', 'arg_max', 'group_uniq_array'].includes(base)
+  );
+}
+
+/** Does an aggregate have an `_if` form that can leave out dead tuples (not min_k/max_k, not distinct)? */
+function hasIfForm(call: FunctionCall): boolean {
+  const c = normalizeAggregate(call);
+  if (/distinct/i.test(c.name)) return false;
+  const base = retractableBase(c.name);
+  return (
+    base !== undefined &&
+    ['count', 'sum', 'avg', 'min', 'max', 'arg_min', 'arg_max', 'group_uniq_array'].includes(base)
+  );
+}
+
+/** A literal argument (`3` of `min_k(x, 3)`) stays in the call; any other is kept in the state. */
+function isConstant(e: Expr): boolean {
+  if (e.kind === 'Number' || e.kind === 'String' || e.kind === 'Null' || e.kind === 'Bool') return true;
+  if (e.kind === 'Unary') return isConstant((e as unknown as { operand: Expr }).operand);
+  return false;
 }
 
 function findAggregateIn(e: Expr): boolean {
@@ -244,7 +381,8 @@ function checkGrouped(e: Expr, keyColumns: readonly string[], aliases: ReadonlyM
       return undefined;
     }
     if (n.kind === 'Subquery') return n;
-    if (n.kind === 'Function' && /_merge$/.test((n as FunctionCall).name)) return n;
+    // Merged states and (retracting) aggregates over argument columns are resolved already.
+    if (n.kind === 'Function' && (/_merge$/.test((n as FunctionCall).name) || isAggregateCall(n))) return n;
     if (n.kind !== 'Identifier') return undefined;
     const id = n as Identifier;
     const name = id.parts.join('.');

@@ -76,9 +76,16 @@ export class StreamBinder {
     this.cteScopes.push(scope);
     this.derivedCtes.push(derived);
     try {
+      // A CTE read by changelog() runs as its own query: changelog() needs its rows in sequence.
+      const changelogInputs = changelogSourceNames(q.from);
       const withItems = q.with
         ?.filter((w) => {
-          if (w.kind !== 'Cte' || !this.isNestedAggregation(w.query)) return true;
+          if (w.kind !== 'Cte') return true;
+          if (
+            !this.isNestedAggregation(w.query) &&
+            !(changelogInputs.has(w.name) && this.isStreaming(w.query))
+          )
+            return true;
           derived.set(w.name, this.derive(w.query));
           return false;
         })
@@ -100,6 +107,10 @@ export class StreamBinder {
       this.cteScopes.pop();
       this.derivedCtes.pop();
     }
+  }
+
+  private isStreaming(q: Query): boolean {
+    return !!this.ctx.derivedTable && isStreamingQuery(q, this.ctx.resolver);
   }
 
   /** A query nested in FROM that aggregates over a stream: it becomes a derived source. */
@@ -188,7 +199,7 @@ export class StreamBinder {
         if (!['tumble', 'hop', 'session', 'dedup', 'changelog'].includes(lower)) return item;
         const [source, ...rest] = item.args;
         if (!source) return item;
-        const replaced = this.sourceArg(source);
+        const replaced = lower === 'changelog' ? this.changelogArg(source) : this.sourceArg(source);
         if (replaced === source) return item;
         const alias = item.alias ?? sourceName(source) ?? item.name;
         return { ...item, args: [replaced, ...rest], alias };
@@ -215,9 +226,30 @@ export class StreamBinder {
       return { ...e, query: this.query(e.query) };
     }
     if (e.kind === 'Function' && ['dedup', 'changelog'].includes(e.name.toLowerCase()) && e.args[0]) {
-      return { ...e, args: [this.sourceArg(e.args[0]), ...e.args.slice(1)] };
+      const first =
+        e.name.toLowerCase() === 'changelog' ? this.changelogArg(e.args[0]) : this.sourceArg(e.args[0]);
+      return { ...e, args: [first, ...e.args.slice(1)] };
     }
     return e;
+  }
+
+  /**
+   * The source of changelog(): a stream, or a view or subquery over streams run as its own query
+   * (a derived source), whose rows then have sequence numbers to order their versions by.
+   */
+  private changelogArg(e: Expr): Expr {
+    if (e.kind === 'Subquery' && this.isStreaming(e.query))
+      return { kind: 'Identifier', parts: [markerName(this.derive(e.query))], span: e.span };
+    if (e.kind === 'Identifier' && e.parts.length <= 2) {
+      const [db, name] =
+        e.parts.length === 2 ? [e.parts[0], e.parts[1] as string] : [undefined, e.parts[0] as string];
+      if (db !== undefined || (!this.isCte(name) && this.derivedCte(name) === undefined)) {
+        const r = this.ctx.resolver.resolve(db, name);
+        if (r?.kind === 'view' && r.viewQuery && !r.bounded && this.isStreaming(r.viewQuery))
+          return { kind: 'Identifier', parts: [markerName(this.derive(r.viewQuery))], span: e.span };
+      }
+    }
+    return this.sourceArg(e);
   }
 
   /** Subqueries inside expressions (`x IN (SELECT ... FROM s)`) read streams historically, as Proton does. */
@@ -245,6 +277,33 @@ export class StreamBinder {
     this.sources.push({ kind: 'stream', index, definition, key });
     return { kind: 'stream', index };
   }
+}
+
+/** Names of CTEs or views that a FROM reads through changelog(). */
+function changelogSourceNames(from: FromItem | undefined): Set<string> {
+  const names = new Set<string>();
+  const visitArg = (e: Expr | undefined) => {
+    if (e?.kind !== 'Function') return;
+    const [first] = e.args;
+    if (e.name.toLowerCase() === 'changelog' && first?.kind === 'Identifier' && first.parts.length === 1)
+      names.add(first.parts[0] as string);
+    visitArg(first);
+  };
+  const visit = (f: FromItem | undefined) => {
+    if (!f) return;
+    if (f.kind === 'Join') {
+      visit(f.left);
+      visit(f.right);
+    } else if (f.kind === 'ArrayJoin') visit(f.left);
+    else if (f.kind === 'TableFunction') {
+      const [first] = f.args;
+      if (f.name.toLowerCase() === 'changelog' && first?.kind === 'Identifier' && first.parts.length === 1)
+        names.add(first.parts[0] as string);
+      visitArg(first);
+    }
+  };
+  visit(from);
+  return names;
 }
 
 function sourceName(e: Expr): string | undefined {

@@ -739,6 +739,8 @@ export class StreamingExecution implements RowsPlan {
     const agg = this.program.aggregation!;
     // A join step with nothing to fold (e.g. only versioned_kv updates) changes no group.
     const joined = this.program.join !== undefined;
+    // A retracting aggregation whose rows were all filtered out changed nothing: no emit for it.
+    const counted = joined || agg.split.argumentColumns !== undefined;
     if (parts.length === 0) {
       this.joinFoldedRows = false;
       return;
@@ -746,7 +748,7 @@ export class StreamingExecution implements RowsPlan {
     const foldSql = (fills: Record<string, string | number>) => {
       const sql = unionOf(parts.map((part) => agg.fold.fill({ ...part.values, ...fills }))) as string;
       // An empty join output folds nothing, not a keyless aggregate's row of zeros.
-      return joined ? `SELECT * FROM (${sql}) SETTINGS empty_result_for_aggregation_by_empty_set = 1` : sql;
+      return counted ? `SELECT * FROM (${sql}) SETTINGS empty_result_for_aggregation_by_empty_set = 1` : sql;
     };
     const policy = this.program.policy;
     const batch = ++this.batch;
@@ -772,10 +774,10 @@ export class StreamingExecution implements RowsPlan {
       const folded = await this.timed('Aggregate', () =>
         state.append(
           foldSql({ [P.watermark]: 0, [P.batch]: batch }),
-          joined ? `SELECT count() FROM ${state.name} WHERE __batch = ${batch}` : undefined,
+          counted ? `SELECT count() FROM ${state.name} WHERE __batch = ${batch}` : undefined,
         ),
       );
-      if (joined && !/[1-9]/.test(folded)) this.joinFoldedRows = false;
+      if (counted && !/[1-9]/.test(folded)) this.joinFoldedRows = false;
     }
     if (state.appendsSinceCompact >= COMPACT_EVERY)
       await this.timed('Compact', () => state.compact(agg.compact));
@@ -869,14 +871,30 @@ export class StreamingExecution implements RowsPlan {
     const text = await this.timed('Emit', () => state.select(sql));
     this.lastEmittedBatch = this.batch;
     let rows = rowsFromLines(text, this.wide);
-    if (rows.length === 0) return;
+    // EMIT CHANGELOG of a retracting aggregation: groups left with no rows retract their last row.
+    const gone = agg.goneGroups
+      ? (
+          await this.timed('Emit', () =>
+            state.select(agg.goneGroups!.fill({ __TRB_STATE__: state.name, [P.emitFilter]: filter })),
+          )
+        )
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => String((JSON.parse(line) as unknown[])[0]))
+      : [];
+    if (rows.length === 0 && !gone.some((key) => this.lastEmitted.has(key))) return;
     if (agg.versioned) rows = this.takeVersions(rows);
     this.emitVersion++;
-    await this.output(rows, sink, this.program.changelog ? 'aggregate' : undefined);
+    await this.output(rows, sink, this.program.changelog ? 'aggregate' : undefined, gone);
   }
 
   /** Hand rows to the sink, adding `_tp_delta` for EMIT CHANGELOG and honouring LIMIT. */
-  private async output(rows: string[], sink: ResultSink, changelog: 'tail' | 'aggregate' | undefined) {
+  private async output(
+    rows: string[],
+    sink: ResultSink,
+    changelog: 'tail' | 'aggregate' | undefined,
+    gone: readonly string[] = [],
+  ) {
     let out = rows;
     const at = this.program.changelog?.deltaIndex;
     if (changelog === 'tail' && at !== undefined) {
@@ -887,6 +905,14 @@ export class StreamingExecution implements RowsPlan {
       });
     } else if (changelog === 'aggregate' && at !== undefined) {
       out = [];
+      for (const key of gone) {
+        const previous = this.lastEmitted.get(key);
+        if (!previous) continue;
+        const retract = [...previous];
+        retract.splice(at, 0, -1);
+        out.push(stringify(retract) ?? '');
+        this.lastEmitted.delete(key);
+      }
       for (const r of rows) {
         const row = parse(r) as unknown[];
         const gk = row.pop();

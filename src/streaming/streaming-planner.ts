@@ -28,6 +28,8 @@ import {
   rangeSource,
 } from '../stream/stream-reads.ts';
 import { STATE_TABLE, splitAggregation } from './aggregate-split.ts';
+import { bindChangelogFunctions } from './changelog-input.ts';
+import { changelogRowsSql } from './changelog-rows.ts';
 import { DedupStates } from './dedup-state.ts';
 import { applyEmitLast } from './emit-last.ts';
 import { type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
@@ -35,6 +37,15 @@ import type { TailVariant } from './join-inputs.ts';
 import { planJoins } from './join-planner.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT } from './join-program.ts';
 import { carryLiteral, carryMarker, rewriteLags } from './lag-rewrite.ts';
+import {
+  carryDelta,
+  feedingChangelog,
+  retractCompact,
+  retractGoneGroups,
+  retractingInput,
+  retractNetRows,
+} from './retracting-input.ts';
+import { retractableBase } from './retraction.ts';
 import { planSession, SESSION_ROWS, SESSION_VERSION, sessionRowsSql } from './session-planner.ts';
 import { P, SqlTemplate } from './sql-template.ts';
 import { type StartPosition, startPositions } from './start-position.ts';
@@ -197,7 +208,11 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   const children: ChildProgram[] = [];
   for (const s of sources) {
     if (s.kind !== 'derived') continue;
-    const program = await planStreamingQuery(s.query, ctx);
+    // A global aggregation feeding an aggregation emits a changelog, which the outer one retracts
+    // (when all of its aggregates can; otherwise it reads the emitted rows as appended rows).
+    const retracting =
+      isAggregation(bound) && findAggregates(bound).every((a) => retractableBase(a.name) !== undefined);
+    const program = await planStreamingQuery(retracting ? feedingChangelog(s.query) : s.query, ctx);
     const createTable = derivedTableDdl(s.table, program.header);
     // Created now so the outer query can be described; dropped when the query ends (or is disposed).
     await ctx.engine.query(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(STATE_DB)}`);
@@ -221,7 +236,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   // Start positions: rewind predicates on _tp_time/_tp_sn and `seek_to` (streaming-sql-notes §1.4).
   const starts: StartPosition[] = await startPositions(select, settings, sources, ctx);
   const startAfter = starts.map((s) => s.after);
-  const backfill = sources.some(
+  let backfill = sources.some(
     (s, i) => s.kind === 'stream' && (startAfter[i] ?? -1) < ctx.committedSn(s.key),
   );
   if (
@@ -232,6 +247,21 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   }
 
   select = overToSubstreams(select);
+  // changelog(s, key...): its source is read as the changelog of its keys (changelog-input.ts).
+  const changelogFunctions = bindChangelogFunctions(
+    select,
+    sources,
+    (i) => children.find((c) => c.source.index === i)?.program.header.map((h) => h.name) ?? [],
+  );
+  select = changelogFunctions.select;
+  const conversions = new Map(changelogFunctions.conversions);
+  // `append JOIN changelog(s, key)`: s is joined as a versioned_kv stream keyed by `key`.
+  const enrichments = changelogFunctions.enrichments;
+  const definitionOf = (s: BoundSource) =>
+    s.kind === 'stream' ? (enrichments.get(s.index) ?? s.definition) : undefined;
+  const joinSources: readonly BoundSource[] = sources.map((s) =>
+    s.kind === 'stream' && enrichments.has(s.index) ? { ...s, definition: enrichments.get(s.index)! } : s,
+  );
   const aggregating = isAggregation(select);
   const wf = aggregating ? windowFunction(select.from) : undefined;
   const shape: QueryShape = !aggregating ? 'tail' : wf ? 'window' : 'global';
@@ -255,6 +285,14 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   const keptTables = new Map<number, string>();
   let changelogSources: ReadonlySet<number> = new Set();
   const rangeSql = (s: BoundSource) => {
+    const conversion = conversions.get(s.index);
+    if (conversion) {
+      return changelogRowsSql(conversion, {
+        lo: P.lo(s.index),
+        hi: P.hi(s.index),
+        start: String(startAfter[s.index] ?? -1),
+      });
+    }
     if (s.kind === 'stream' && changelogSources.has(s.index)) {
       // As of __TRB_AT_i__: every key, or only the keys changed in (lo, hi].
       const def = s.definition;
@@ -262,7 +300,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       return `(SELECT * FROM ${latestRowsUpTo(def, P.at(s.index))} WHERE ${P.all(s.index)} = 1 OR (${keys}) IN (SELECT ${keys} FROM ${rangeSource(def)} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}))`;
     }
     const kept = keptTables.get(s.index);
-    if (s.kind === 'stream' && kept !== undefined) return latestRowsIn(s.definition, kept);
+    if (s.kind === 'stream' && kept !== undefined) return latestRowsIn(definitionOf(s)!, kept);
     const versions = s.kind === 'stream' ? latestSources.get(s.index) : undefined;
     if (s.kind === 'stream' && versions !== undefined)
       return versions === 1
@@ -286,7 +324,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   // Joins of streams: refuse what cannot be answered right; plan how each step reads its sides.
   const joins = await planJoins(
     select,
-    sources,
+    joinSources,
     {
       engine: ctx.engine,
       keepVersions: keepVersions(settings),
@@ -312,14 +350,15 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   }
   const snapshotTables = joins.snapshots.map((s) => s.table);
   let join = joins.program;
-  const kvRight = join?.kind === 'enrich' ? sources[join.right] : undefined;
+  const kvRight = join?.kind === 'enrich' ? joinSources[join.right] : undefined;
   if (join?.kind === 'enrich' && kvRight?.kind === 'stream' && latestSources.get(join.right) === 1) {
     // The right side's rows up to the start, kept in an engine table; each step appends its range.
     const table = `${STATE_DB}.k_${randomUUID().replaceAll('-', '')}`;
     await ctx.engine.query(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(STATE_DB)}`);
     created.push(table);
     await ctx.engine.query(
-      `CREATE TABLE ${table} ENGINE = Memory AS ${keptRowsSelect(kvRight.definition, `_tp_sn <= ${startAfter[join.right] ?? -1}`)}`,
+      // changelog(s, key) starts with the query: none of s's earlier rows are versions yet.
+      `CREATE TABLE ${table} ENGINE = Memory AS ${keptRowsSelect(kvRight.definition, enrichments.has(join.right) ? '_tp_sn < 0' : `_tp_sn <= ${startAfter[join.right] ?? -1}`)}`,
     );
     snapshotTables.push(table);
     keptTables.set(join.right, table);
@@ -343,7 +382,14 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     // A versioned_kv / changelog_kv stream read on its own: the first step is its latest row per
     // key (all of its history up to then), later steps its changes (streaming-sql-notes.md §1.2).
     const only = sources.length === 1 ? sources[0] : undefined;
-    const kv = !join && !lags && only?.kind === 'stream' && isKvMode(only.definition.mode) ? only : undefined;
+    const kv =
+      !join &&
+      !lags &&
+      only?.kind === 'stream' &&
+      isKvMode(only.definition.mode) &&
+      !conversions.has(only.index)
+        ? only
+        : undefined;
     const variants: Partial<Record<TailVariant, SqlTemplate>> = {};
     if (joins.innerSelect) variants.inner = new SqlTemplate(translate(joins.innerSelect));
     if (kv) {
@@ -394,18 +440,28 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
 
   if (sources.length > 1 && !join)
     throw err('NOT_IMPLEMENTED', { detail: 'aggregations over more than one stream are not supported yet' });
-  // An aggregation over a changelog input must retract (Proton rewrites it to its _retract
-  // forms); until that exists it is refused, never answered with numbers that ignore deletes and
-  // updates. A join plans its own kv sides (join-planner.ts).
-  const changelogInput = join
+  // An aggregation over a changelog input retracts (retracting-input.ts). A join plans its own
+  // kv sides (join-planner.ts).
+  const retract = join
     ? undefined
-    : sources.find((s) => s.kind === 'stream' && s.definition.mode !== 'append');
-  if (changelogInput?.kind === 'stream') {
-    throw err('NOT_IMPLEMENTED', {
-      detail: `streaming aggregations over a ${changelogInput.definition.mode} stream (${changelogInput.definition.name}) need retractions, which are not supported yet; aggregate table(${changelogInput.definition.name}) for the current state, or read the stream without aggregating`,
-    });
+    : retractingInput(sources[0], conversions, (i) =>
+        children.find((c) => c.source.index === i)?.program.header.some((h) => h.name === '_tp_delta'),
+      );
+  if (retract) {
+    if (retract.conversion) conversions.set(retract.index, retract.conversion);
+    if (retract.fromStart) {
+      // The stream's history is its state: read as a backfill (the watermark muted until caught up).
+      startAfter[retract.index] = -1;
+      const source = sources[retract.index];
+      if (source?.kind === 'stream' && ctx.committedSn(source.key) >= 0) backfill = true;
+    }
+    select = carryDelta(select);
   }
   if (wf && wf.name.toLowerCase() === 'session') {
+    if (retract)
+      throw err('NOT_IMPLEMENTED', {
+        detail: `session() windows over ${retract.description} (a changelog input) are not supported yet`,
+      });
     // emit_version() counts emits per substream: each session row carries its substream's version.
     const sessionFunction = (f: FunctionCall) =>
       f.name.toLowerCase() === 'emit_version' ? `any(${SESSION_VERSION})` : streamingFunction(f);
@@ -444,7 +500,10 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       detail: 'aggregate functions with OVER (...) are not supported in streaming queries yet',
     });
   }
-  const split = splitAggregation(select, { window: shape === 'window' });
+  const split = splitAggregation(select, {
+    window: shape === 'window',
+    ...(retract ? { retract: retract.description } : {}),
+  });
   const win = wf ? windowShape(wf) : undefined;
 
   // The fold: partial states per group, with the batch number and (windows) the late-row filter.
@@ -489,10 +548,15 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       orderBy: [{ kind: 'OrderItem', expr: ident(split.windowEnd), span: NO_SPAN }],
     };
   }
+  let goneGroups: SqlTemplate | undefined;
   if (changelog) {
     const key = split.keyColumns.length
       ? call('city_hash64', ...split.keyColumns.map((k) => ident(k)))
       : num(0);
+    if (retract && split.keyColumns.length) {
+      const gk = translateExpression(key, { resolver, streamingFunction });
+      goneGroups = new SqlTemplate(retractGoneGroups(split, gk, '__TRB_STATE__', P.emitFilter));
+    }
     emitSelect = {
       ...emitSelect,
       columns: [...emitSelect.columns, { kind: 'Alias', expr: key, alias: '__trb_gk', span: NO_SPAN }],
@@ -524,7 +588,11 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   }
   const emitSql = new SqlTemplate(
     translateQuery(emitSelect, {
-      resolver: stateResolver(`(SELECT * FROM __TRB_STATE__ WHERE ${P.emitFilter})`),
+      resolver: stateResolver(
+        retract
+          ? retractNetRows(split, '__TRB_STATE__', P.emitFilter)
+          : `(SELECT * FROM __TRB_STATE__ WHERE ${P.emitFilter})`,
+      ),
       streamingFunction: emitFunction,
     }),
   );
@@ -570,8 +638,11 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     fold: foldSql,
     emptyFold,
     emit: emitSql,
+    ...(goneGroups ? { goneGroups } : {}),
     compact: (table) =>
-      translateQuery(compactSelect, { resolver: stateResolver(table), protonColumnNames: false }),
+      retract
+        ? retractCompact(split, table)
+        : translateQuery(compactSelect, { resolver: stateResolver(table), protonColumnNames: false }),
     ...(win && timeNs
       ? {
           window: {

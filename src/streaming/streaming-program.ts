@@ -73,6 +73,12 @@ export interface AggregationProgram {
   readonly emit: SqlTemplate;
   /** One row per group with merged states, from a table given at run time (compaction). */
   readonly compact: (table: string) => string;
+  /**
+   * Retracting aggregations with EMIT CHANGELOG: the group keys (`__trb_gk`, as text) among the
+   * state rows matching `__TRB_EMIT_FILTER__` in `__TRB_STATE__` that have no live row left; each
+   * emit retracts their last row (retracting-input.ts).
+   */
+  readonly goneGroups?: SqlTemplate;
   readonly window?: {
     readonly shape: WindowShape;
     readonly delay?: WindowInterval;
