@@ -11,6 +11,7 @@ import type { LicenseStore } from '../license/license-store.ts';
 import type { Logger } from '../log/logger.ts';
 import type { QueryPlanner } from '../queries/execution.ts';
 import type { QueryRegistry } from '../queries/query-registry.ts';
+import type { RandomStreams } from '../random/random-streams.ts';
 import type { TableResolver } from '../sql/translator/resolver.ts';
 import type { StreamStore } from '../stream/stream-store.ts';
 import type { ViewStore } from '../views/view-store.ts';
@@ -44,6 +45,8 @@ export interface Services {
   resolver: TableResolver;
   /** Views: catalog records, validation, View resources. */
   views: ViewStore;
+  /** Random streams (CREATE RANDOM STREAM): settings and generators. */
+  randoms?: RandomStreams;
   /** When the server started (epoch milliseconds). */
   bootedAt: number;
 }

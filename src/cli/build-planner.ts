@@ -8,6 +8,7 @@ import {
 } from '../connectors/inputs/input-statements.ts';
 import { guardDatabaseDrop, guardStreamDrop } from '../connectors/inputs/stream-drop-guard.ts';
 import type { Engine } from '../engine/engine.ts';
+import type { Logger } from '../log/logger.ts';
 import { SqlQueryPlanner } from '../queries/sql-planner.ts';
 import { insertHandler } from '../queries/statements/insert-statement.ts';
 import { selectHandler } from '../queries/statements/select-statement.ts';
@@ -26,6 +27,15 @@ import {
   renameStreamHandler,
 } from '../queries/statements/stream-statements.ts';
 import { SubDispatch } from '../queries/statements/sub-dispatch.ts';
+import { randomAwareRanges } from '../random/random-ranges.ts';
+import { randomStreamResolver } from '../random/random-resolver.ts';
+import {
+  createStreamOrRandomHandler,
+  dropRandomStreamHandler,
+  maxEventsOf,
+} from '../random/random-statements.ts';
+import { RandomStreams } from '../random/random-streams.ts';
+import type { Query } from '../sql/ast/query.ts';
 import type {
   DropStatement,
   RenameStatement,
@@ -52,6 +62,7 @@ export interface PlannerDeps {
   streams: StreamStore;
   /** Inputs (CREATE/DROP/SHOW INPUT[S]); without it those statements are NOT_IMPLEMENTED. */
   inputs?: InputService;
+  logger?: Logger;
 }
 
 /** The statement families shared by several owners; each owner registers its part. */
@@ -70,23 +81,34 @@ export function buildPlanner(deps: PlannerDeps): {
   dispatch: PlannerDispatch;
   resolver: CatalogResolver;
   views: ViewStore;
+  randoms: RandomStreams;
 } {
   const resolver = new CatalogResolver(deps.catalog, deps.streams, DEFAULT_DATABASE);
-  const ranges = storeRanges(deps.streams);
-  const base = { engine: deps.engine, streams: deps.streams, defaultDatabase: DEFAULT_DATABASE };
-  const select = selectHandler({
+  // Random streams: generated while streaming queries read them, a fresh batch in historical reads.
+  const randoms = new RandomStreams({
+    catalog: deps.catalog,
+    streams: deps.streams,
     engine: deps.engine,
-    resolver,
-    ranges,
-    streamDefinition: (resolved, db, name) => resolver.streamDefinition(resolved, db, name),
+    ...(deps.logger ? { logger: deps.logger } : {}),
   });
+  const ranges = randomAwareRanges(storeRanges(deps.streams), randoms);
+  const base = { engine: deps.engine, streams: deps.streams, defaultDatabase: DEFAULT_DATABASE };
+  const selectWith = (maxEvents: number | undefined) =>
+    selectHandler({
+      engine: deps.engine,
+      resolver: randomStreamResolver(resolver, randoms, maxEvents),
+      ranges,
+      streamDefinition: (resolved, db, name) => resolver.streamDefinition(resolved, db, name),
+    });
+  const select = (query: Query, ctx: Parameters<ReturnType<typeof selectHandler>>[1]) =>
+    selectWith(query.kind === 'Select' ? maxEventsOf(query.settings) : undefined)(query, ctx);
   const dispatch: PlannerDispatch = {
     drop: new SubDispatch<DropStatement>(
       (s) => s.object,
       (k) => `DROP ${k}`,
     )
-      .register('STREAM', dropStreamHandler(base))
-      .register('TABLE', dropStreamHandler(base))
+      .register('STREAM', dropRandomStreamHandler(randoms, DEFAULT_DATABASE, dropStreamHandler(base)))
+      .register('TABLE', dropRandomStreamHandler(randoms, DEFAULT_DATABASE, dropStreamHandler(base)))
       .register('DATABASE', dropDatabaseHandler(base)),
     show: new SubDispatch<ShowStatement>(
       (s) => s.what,
@@ -117,10 +139,13 @@ export function buildPlanner(deps: PlannerDeps): {
   const planner = new SqlQueryPlanner()
     .register('Select', select)
     .register('Union', select)
-    .register('CreateStream', createStreamHandler(base))
+    .register(
+      'CreateStream',
+      createStreamOrRandomHandler(randoms, DEFAULT_DATABASE, createStreamHandler(base)),
+    )
     .register('CreateDatabase', createDatabaseHandler(base))
     .register('Alter', alterStreamHandler(base))
-    .register('Insert', insertHandler({ ...base, resolver }))
+    .register('Insert', insertHandler({ ...base, resolver: randomStreamResolver(resolver, randoms) }))
     .register('Describe', describeHandler({ ...base, resolver }))
     .register('Drop', dispatch.drop.handler())
     .register('Rename', dispatch.rename.handler())
@@ -158,5 +183,5 @@ export function buildPlanner(deps: PlannerDeps): {
   dispatch.showCreate
     .register('VIEW', showCreateViewHandler(viewDeps))
     .wrap('STREAM', (h) => showCreateStreamOrViewHandler(viewDeps, h));
-  return { planner, dispatch, resolver, views };
+  return { planner, dispatch, resolver, views, randoms };
 }

@@ -109,7 +109,7 @@ export class Tributary {
       });
       const clock = tuning.clock ?? (() => new Date());
       const licenseKeys = config.licensePublicKeys ? parsePublicKeys(config.licensePublicKeys) : [];
-      const built = buildPlanner({ engine, catalog, streams, inputs });
+      const built = buildPlanner({ engine, catalog, streams, inputs, logger });
       const services: Services = {
         config,
         logger,
@@ -126,6 +126,7 @@ export class Tributary {
         planner: built.planner,
         resolver: built.resolver,
         views: built.views,
+        randoms: built.randoms,
         queries: new QueryRegistry(),
         streams,
         inputs,
@@ -162,6 +163,7 @@ export class Tributary {
     if (this.closed) return;
     this.closed = true;
     await this.services.queries.closeAll();
+    this.services.randoms?.close();
     await this.services.inputs?.close();
     await this.api.close();
     await this.services.streams.close();

@@ -86,6 +86,12 @@ export const ERRORS = {
     message: 'Database {name} already exists',
   },
   BAD_ARGUMENTS: { code: 36, status: 400, system: 'timeplusd', message: '{detail}' },
+  INVALID_SETTING_VALUE: {
+    code: 471,
+    status: 400,
+    system: 'timeplusd',
+    message: 'Invalid value of setting {name}: {detail}',
+  },
   NOT_IMPLEMENTED: { code: 48, status: 400, system: 'timeplusd', message: '{detail}' },
   INVALID_RANGE_JOIN: { code: 62, status: 400, system: 'timeplusd', message: '{detail}' },
   INVALID_JOIN_ON_EXPRESSION: { code: 403, status: 400, system: 'timeplusd', message: '{detail}' },
