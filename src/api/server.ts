@@ -13,6 +13,7 @@ import { licenseRoutes } from './routes/licenses.ts';
 import { pipelineRoutes } from './routes/pipelines.ts';
 import { queryRoutes } from './routes/queries.ts';
 import { savedQueryRoutes } from './routes/saved-queries.ts';
+import { sourceRoutes } from './routes/sources.ts';
 import { sqlToolRoutes } from './routes/sql-tools.ts';
 import { streamRoutes } from './routes/streams.ts';
 import { topologyRoutes } from './routes/topology.ts';
@@ -74,6 +75,7 @@ export function buildServer(services: Services): FastifyInstance {
       dashboardRoutes(api, services);
       savedQueryRoutes(api, services);
       pipelineRoutes(api, services);
+      sourceRoutes(api, services);
     },
     { prefix: API_PREFIX },
   );

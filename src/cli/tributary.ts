@@ -15,6 +15,7 @@ import { WorkspaceStore } from '../catalog/workspace-store.ts';
 import type { Config } from '../config/config.ts';
 import { InputService } from '../connectors/inputs/input-service.ts';
 import { RunningInputs } from '../connectors/inputs/running-inputs.ts';
+import { SourceService } from '../connectors/sources/source-service.ts';
 import { ChdbEngine } from '../engine/chdb-engine.ts';
 import { parsePublicKeys } from '../license/license-keys.ts';
 import { LicenseStore } from '../license/license-store.ts';
@@ -84,6 +85,7 @@ export class Tributary {
       throw e;
     }
     let inputs: InputService | undefined;
+    let sources: SourceService | undefined;
     try {
       const catalog = await EngineCatalog.open(engine);
       await resetStreamingState(engine);
@@ -107,6 +109,7 @@ export class Tributary {
         defaultDatabase: 'default',
         logger,
       });
+      sources = new SourceService({ catalog, streams, defaultDatabase: 'default', logger });
       const clock = tuning.clock ?? (() => new Date());
       const licenseKeys = config.licensePublicKeys ? parsePublicKeys(config.licensePublicKeys) : [];
       const built = buildPlanner({ engine, catalog, streams, inputs, logger });
@@ -127,6 +130,7 @@ export class Tributary {
         resolver: built.resolver,
         views: built.views,
         randoms: built.randoms,
+        sources,
         queries: new QueryRegistry(),
         streams,
         inputs,
@@ -136,8 +140,10 @@ export class Tributary {
       await api.ready();
       // Inputs listen again once everything they write through is up (a taken port: `failed`).
       await inputs.restore();
+      sources.restore();
       return new Tributary(services, api, initialAdmin, unlock);
     } catch (e) {
+      await sources?.close();
       await inputs?.close();
       await engine.close();
       await unlock();
@@ -164,6 +170,7 @@ export class Tributary {
     this.closed = true;
     await this.services.queries.closeAll();
     this.services.randoms?.close();
+    await this.services.sources?.close();
     await this.services.inputs?.close();
     await this.api.close();
     await this.services.streams.close();

@@ -357,6 +357,20 @@ export const ERRORS = {
     message: 'The license is not a Tributary license: {detail}',
   },
 
+  // --- sources (108xx) ---
+  SOURCE_BAD_PROPERTY: {
+    code: 10801,
+    status: 400,
+    system: 'connector',
+    message: 'Source property {property}: {detail}',
+  },
+  SOURCE_RUNNING: {
+    code: 10802,
+    status: 409,
+    system: 'connector',
+    message: 'Source {name} is running; stop it before changing it',
+  },
+
   // --- engine and server (109xx) ---
   ENGINE_UNAVAILABLE: {
     code: 10901,

@@ -70,8 +70,9 @@ const NOT_IMPLEMENTED: readonly string[] = [
   'POST /v1beta2/sinks/{id}/start',
   'GET /v1beta2/sinks/{id}/stats',
   'POST /v1beta2/sinks/{id}/stop',
+  // Sources: the contract's example bodies create a websocket source, which is not built yet
+  // (stream_generator is); they leave this list with the websocket source.
   'POST /v1beta2/source/preview',
-  'GET /v1beta2/sources',
   'POST /v1beta2/sources',
   'DELETE /v1beta2/sources/{id}',
   'GET /v1beta2/sources/{id}',
