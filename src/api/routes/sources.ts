@@ -91,6 +91,13 @@ export function sourceRoutes(app: FastifyInstance, s: Services): void {
     },
   );
   app.post('/v1beta2/source/preview', { schema: { body: previewBody }, config: ADMIN }, async (request) =>
-    sources().preview(request.body as { type?: string; properties?: Record<string, unknown>; size?: number }),
+    sources().preview(
+      request.body as {
+        type?: string;
+        properties?: Record<string, unknown>;
+        size?: number;
+        timeout?: string;
+      },
+    ),
   );
 }

@@ -1,10 +1,11 @@
 import { err } from '../../errors/tributary-error.ts';
 import { GENERATOR_TEMPLATES, type GeneratorTemplate } from './generator-templates.ts';
+import { jetStreamProperties, natsProperties } from './nats-properties.ts';
 
-/** Source types the spec names; only `stream_generator` runs here so far (see docs/api.md). */
+/** Source types the spec names; `websocket` is not built yet (see docs/api.md). */
 export const SOURCE_TYPES = ['stream_generator', 'websocket', 'nats', 'nats_jetstream'] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
-export const BUILT_SOURCE_TYPES: readonly SourceType[] = ['stream_generator'];
+export const BUILT_SOURCE_TYPES: readonly SourceType[] = ['stream_generator', 'nats', 'nats_jetstream'];
 
 export interface StreamGeneratorProperties {
   readonly template: GeneratorTemplate;
@@ -76,8 +77,12 @@ export function streamGeneratorProperties(p: Record<string, unknown>): StreamGen
   return { template: template as GeneratorTemplate, eps };
 }
 
-/** Check the properties of `type`; answers them normalised. */
-export function checkProperties(type: SourceType, properties: unknown): Record<string, unknown> {
+/** Check the properties of `type` (`sourceName` gives JetStream's default consumer name). */
+export function checkProperties(
+  type: SourceType,
+  properties: unknown,
+  sourceName: string,
+): Record<string, unknown> {
   if (
     properties !== undefined &&
     (typeof properties !== 'object' || properties === null || Array.isArray(properties))
@@ -87,6 +92,12 @@ export function checkProperties(type: SourceType, properties: unknown): Record<s
   switch (type) {
     case 'stream_generator':
       streamGeneratorProperties(p);
+      return p;
+    case 'nats':
+      natsProperties(p);
+      return p;
+    case 'nats_jetstream':
+      jetStreamProperties(p, sourceName);
       return p;
     default:
       throw err('NOT_IMPLEMENTED', { detail: `Sources of type ${type} are not supported yet` });

@@ -5,6 +5,7 @@ import { err } from '../../errors/tributary-error.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { StreamStore } from '../../stream/stream-store.ts';
 import { templateEvent } from './generator-templates.ts';
+import { previewEvents } from './source-preview.ts';
 import {
   checkProperties,
   checkType,
@@ -13,8 +14,8 @@ import {
   streamGeneratorProperties,
 } from './source-properties.ts';
 import type { SourceRuntime, SourceWriter } from './source-runtime.ts';
+import { sourceRuntime } from './source-runtimes.ts';
 import { SourceStats, type SourceStatsBody } from './source-stats.ts';
-import { StreamGeneratorRuntime } from './stream-generator-runtime.ts';
 
 export const SOURCE_KIND = 'source';
 
@@ -127,13 +128,26 @@ export class SourceService {
     return (this.stats.get(id) ?? new SourceStats()).snapshot(metrics, errors);
   }
 
-  /** Operation 56: `size` events of a source's type and properties, without writing anything. */
-  preview(input: { type?: string; properties?: Record<string, unknown>; size?: number }): unknown[] {
+  /**
+   * Operation 56: up to `size` events of a source's type and properties, read for at most
+   * `timeout` (default 10 s), without writing anything (a JetStream preview reads with an
+   * ephemeral consumer and acknowledges nothing).
+   */
+  async preview(input: {
+    type?: string;
+    properties?: Record<string, unknown>;
+    size?: number;
+    timeout?: string;
+  }): Promise<unknown[]> {
     const type = checkType(input.type);
-    checkProperties(type, input.properties);
+    const properties = checkProperties(type, input.properties, 'preview');
     const size = Math.min(Math.max(1, Math.floor(input.size ?? 1)), 1000);
-    const p = streamGeneratorProperties(input.properties ?? {});
-    return Array.from({ length: size }, () => templateEvent(p.template));
+    const timeoutMs = input.timeout ? parseDuration(input.timeout, 'timeout') : 10_000;
+    if (type === 'stream_generator') {
+      const p = streamGeneratorProperties(properties);
+      return Array.from({ length: size }, () => templateEvent(p.template));
+    }
+    return previewEvents(type, properties, size, Math.min(timeoutMs, 60_000));
   }
 
   /** Sources that were running when the server stopped start again. */
@@ -181,7 +195,7 @@ export class SourceService {
         property: 'stream',
         detail: `stream ${input.stream} does not exist`,
       });
-    const properties = checkProperties(type, input.properties);
+    const properties = checkProperties(type, input.properties, input.name);
     return {
       id,
       name: input.name,
@@ -199,9 +213,14 @@ export class SourceService {
     this.stats.set(def.id, stats);
     stats.startedAt = Date.now();
     const writer: SourceWriter = {
-      write: async (events) => {
+      write: async (events, idempotencyId) => {
         try {
-          await this.deps.streams.ingest(def.db, def.stream, { objects: events });
+          await this.deps.streams.ingest(
+            def.db,
+            def.stream,
+            { objects: events },
+            idempotencyId ? { idempotencyId } : {},
+          );
           stats.recordSuccess(events.length, Buffer.byteLength(JSON.stringify(events)));
         } catch (e) {
           stats.recordFailure(events.length, (e as Error).message);
@@ -209,8 +228,13 @@ export class SourceService {
           throw e;
         }
       },
+      reject: (events, message) => stats.recordFailure(events, message),
+      report: (message) => {
+        stats.recordFailure(0, message);
+        this.deps.logger?.warn({ source: def.name }, `source: ${message}`);
+      },
     };
-    const runtime = new StreamGeneratorRuntime(streamGeneratorProperties(def.properties), writer);
+    const runtime = sourceRuntime(def, writer);
     runtime.start();
     this.runtimes.set(def.id, runtime);
   }

@@ -1,0 +1,113 @@
+import {
+  AckPolicy,
+  type Consumer,
+  DeliverPolicy,
+  type JsMsg,
+  jetstream,
+  jetstreamManager,
+} from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { messageRow } from './message-rows.ts';
+import { connectNats } from './nats-connection.ts';
+import type { JetStreamProperties } from './nats-properties.ts';
+import { nextBackoff, pause, type SourceRuntime, type SourceWriter } from './source-runtime.ts';
+
+const DELIVER: Record<JetStreamProperties['deliverPolicy'], DeliverPolicy> = {
+  all: DeliverPolicy.All,
+  new: DeliverPolicy.New,
+  last: DeliverPolicy.Last,
+};
+
+/**
+ * A running `nats_jetstream` source, exactly once into the stream: a durable pull consumer
+ * (explicit acks) is read in batches; each message is committed with the idempotency id
+ * `nats_jetstream:<stream>:<consumer>:<stream sequence>` and acknowledged only after its commit
+ * is durable. A crash between commit and ack redelivers the message after a restart; its id makes
+ * the second commit write nothing, and it is acknowledged then. A message that is not a JSON
+ * object (data_type json) is counted as a failure and terminated (never redelivered); a commit the
+ * stream refuses is negatively acknowledged, so JetStream delivers it again later.
+ */
+export class JetStreamRuntime implements SourceRuntime {
+  private readonly abort = new AbortController();
+  private connection: NatsConnection | undefined;
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    private readonly name: string,
+    private readonly p: JetStreamProperties,
+    private readonly writer: SourceWriter,
+  ) {}
+
+  start(): void {
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.loop;
+  }
+
+  private async consumer(nc: NatsConnection): Promise<Consumer> {
+    const jsm = await jetstreamManager(nc);
+    try {
+      await jsm.consumers.info(this.p.stream, this.p.durableName);
+    } catch {
+      await jsm.consumers.add(this.p.stream, {
+        durable_name: this.p.durableName,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DELIVER[this.p.deliverPolicy],
+        ...(this.p.subject ? { filter_subject: this.p.subject } : {}),
+      });
+    }
+    return jetstream(nc).consumers.get(this.p.stream, this.p.durableName);
+  }
+
+  private async run(): Promise<void> {
+    let delay = 500;
+    while (!this.abort.signal.aborted) {
+      try {
+        this.connection = await connectNats(this.p, this.name);
+        const consumer = await this.consumer(this.connection);
+        delay = 500;
+        while (!this.abort.signal.aborted) {
+          const batch: JsMsg[] = [];
+          const messages = await consumer.fetch({ max_messages: this.p.batchSize, expires: 1000 });
+          for await (const m of messages) batch.push(m);
+          if (batch.length > 0) await this.commit(batch);
+        }
+      } catch (e) {
+        if (!this.abort.signal.aborted)
+          this.writer.report(
+            `nats_jetstream ${this.p.servers.join(',')} stream ${this.p.stream}: ${(e as Error).message}`,
+          );
+      } finally {
+        await this.connection?.close().catch(() => undefined);
+        this.connection = undefined;
+      }
+      if (this.abort.signal.aborted) break;
+      await pause(delay, this.abort.signal);
+      delay = nextBackoff(delay);
+    }
+  }
+
+  private async commit(batch: JsMsg[]): Promise<void> {
+    const prefix = `nats_jetstream:${this.p.stream}:${this.p.durableName}:`;
+    await Promise.all(
+      batch.map(async (m) => {
+        const r = messageRow(m.data, this.p.dataType);
+        if ('error' in r) {
+          this.writer.reject(1, `message ${m.seq}: ${r.error}`);
+          m.term();
+          return;
+        }
+        try {
+          await this.writer.write([r.row], `${prefix}${m.seq}`);
+        } catch {
+          m.nak(1000);
+          return;
+        }
+        await m.ackAck().catch(() => undefined);
+      }),
+    );
+  }
+}
