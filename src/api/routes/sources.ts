@@ -29,9 +29,9 @@ const previewBody = {
     timeout: { type: 'string', maxLength: 64 },
   },
 } as const;
+/** The contract marks both required; absent, they default to one day and ten minutes. */
 const statsQuery = {
   type: 'object',
-  required: ['error_log_time_range', 'metrics_time_range'],
   properties: { error_log_time_range: { type: 'string' }, metrics_time_range: { type: 'string' } },
 } as const;
 
@@ -86,8 +86,8 @@ export function sourceRoutes(app: FastifyInstance, s: Services): void {
     '/v1beta2/sources/:id/stats',
     { schema: { params: byId, querystring: statsQuery }, config: READ },
     async (request) => {
-      const q = request.query as { error_log_time_range: string; metrics_time_range: string };
-      return sources().statsOf(id(request), q.metrics_time_range, q.error_log_time_range);
+      const q = request.query as { error_log_time_range?: string; metrics_time_range?: string };
+      return sources().statsOf(id(request), q.metrics_time_range ?? '10m', q.error_log_time_range ?? '1d');
     },
   );
   app.post('/v1beta2/source/preview', { schema: { body: previewBody }, config: ADMIN }, async (request) =>

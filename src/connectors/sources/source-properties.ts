@@ -1,11 +1,12 @@
 import { err } from '../../errors/tributary-error.ts';
 import { GENERATOR_TEMPLATES, type GeneratorTemplate } from './generator-templates.ts';
 import { jetStreamProperties, natsProperties } from './nats-properties.ts';
+import { webSocketProperties } from './websocket-properties.ts';
 
-/** Source types the spec names; `websocket` is not built yet (see docs/api.md). */
+/** Source types the spec names (docs/api.md, "Sources"). */
 export const SOURCE_TYPES = ['stream_generator', 'websocket', 'nats', 'nats_jetstream'] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
-export const BUILT_SOURCE_TYPES: readonly SourceType[] = ['stream_generator', 'nats', 'nats_jetstream'];
+export const BUILT_SOURCE_TYPES: readonly SourceType[] = [...SOURCE_TYPES];
 
 export interface StreamGeneratorProperties {
   readonly template: GeneratorTemplate;
@@ -95,6 +96,9 @@ export function checkProperties(
       return p;
     case 'nats':
       natsProperties(p);
+      return p;
+    case 'websocket':
+      webSocketProperties(p);
       return p;
     case 'nats_jetstream':
       jetStreamProperties(p, sourceName);

@@ -5,12 +5,16 @@ import { streamGeneratorProperties } from './source-properties.ts';
 import type { SourceRuntime, SourceWriter } from './source-runtime.ts';
 import type { SourceDefinition } from './source-service.ts';
 import { StreamGeneratorRuntime } from './stream-generator-runtime.ts';
+import { webSocketProperties } from './websocket-properties.ts';
+import { WebSocketRuntime } from './websocket-runtime.ts';
 
 /** The runtime of a source's type. */
 export function sourceRuntime(def: SourceDefinition, writer: SourceWriter): SourceRuntime {
   switch (def.type) {
     case 'stream_generator':
       return new StreamGeneratorRuntime(streamGeneratorProperties(def.properties), writer);
+    case 'websocket':
+      return new WebSocketRuntime(webSocketProperties(def.properties), writer);
     case 'nats':
       return new NatsRuntime(def.name, natsProperties(def.properties), writer);
     case 'nats_jetstream':
