@@ -166,6 +166,27 @@ export class SourceService {
       .map((r) => r.value.name);
   }
 
+  /** Every source as the topology shows it. */
+  topology(): Array<{
+    id: string;
+    name: string;
+    type: string;
+    db: string;
+    stream: string;
+    status: string;
+    ownership: Actor;
+  }> {
+    return this.records().map((r) => ({
+      id: r.value.id,
+      name: r.value.name,
+      type: r.value.type,
+      db: r.value.db,
+      stream: r.value.stream,
+      status: this.runtimes.has(r.value.id) ? 'running' : 'stopped',
+      ownership: r.audit.created_by,
+    }));
+  }
+
   private records(): CatalogRecord<SourceDefinition>[] {
     return this.deps.catalog
       .list<SourceDefinition>(SOURCE_KIND)
