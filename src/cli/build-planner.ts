@@ -7,9 +7,11 @@ import {
   showInputsHandler,
 } from '../connectors/inputs/input-statements.ts';
 import { guardDatabaseDrop, guardStreamDrop } from '../connectors/inputs/stream-drop-guard.ts';
+import type { SourceService } from '../connectors/sources/source-service.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { Logger } from '../log/logger.ts';
 import { SqlQueryPlanner } from '../queries/sql-planner.ts';
+import type { StatementHandler } from '../queries/statement-handler.ts';
 import { insertHandler } from '../queries/statements/insert-statement.ts';
 import { selectHandler } from '../queries/statements/select-statement.ts';
 import {
@@ -62,6 +64,8 @@ export interface PlannerDeps {
   streams: StreamStore;
   /** Inputs (CREATE/DROP/SHOW INPUT[S]); without it those statements are NOT_IMPLEMENTED. */
   inputs?: InputService;
+  /** Sources: a stream one writes into is not dropped or renamed. */
+  sources?: SourceService;
   logger?: Logger;
 }
 
@@ -133,7 +137,10 @@ export function buildPlanner(deps: PlannerDeps): {
   const inputs = deps.inputs;
   const renameStream = renameStreamHandler({
     ...base,
-    dependents: (db, name) => (inputs ? inputs.writersOf(db, name).map((w) => `input ${w}`) : []),
+    dependents: (db, name) => [
+      ...(inputs ? inputs.writersOf(db, name).map((w) => `input ${w}`) : []),
+      ...(deps.sources ? deps.sources.writersOf(db, name).map((w) => `source ${w}`) : []),
+    ],
   });
   dispatch.rename.register('STREAM', renameStream).register('TABLE', renameStream);
   const planner = new SqlQueryPlanner()
@@ -161,6 +168,16 @@ export function buildPlanner(deps: PlannerDeps): {
       .wrap('DATABASE', (h) => guardDatabaseDrop(h, inputs));
     dispatch.show.register('INPUTS', showInputsHandler(inputs));
     dispatch.showCreate.register('INPUT', showCreateInputHandler(inputs));
+  }
+  if (deps.sources) {
+    const sources = deps.sources;
+    const guard =
+      (h: StatementHandler<DropStatement>): StatementHandler<DropStatement> =>
+      async (s, ctx) => {
+        sources.assertNoWriters(s.target.database ?? DEFAULT_DATABASE, s.target.name);
+        return h(s, ctx);
+      };
+    dispatch.drop.wrap('STREAM', guard).wrap('TABLE', guard);
   }
   // Views (src/views). DROP STREAM and SHOW CREATE [STREAM] of a view's name reach the view (as
   // in Proton); DROP DATABASE drops the database's views first.

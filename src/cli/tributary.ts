@@ -112,7 +112,7 @@ export class Tributary {
       sources = new SourceService({ catalog, streams, defaultDatabase: 'default', logger });
       const clock = tuning.clock ?? (() => new Date());
       const licenseKeys = config.licensePublicKeys ? parsePublicKeys(config.licensePublicKeys) : [];
-      const built = buildPlanner({ engine, catalog, streams, inputs, logger });
+      const built = buildPlanner({ engine, catalog, streams, inputs, sources, logger });
       const services: Services = {
         config,
         logger,

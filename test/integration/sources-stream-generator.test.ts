@@ -155,6 +155,12 @@ test('a running source starts again after a restart; delete removes it', async (
   h = await h.restart();
   assert.equal((await h.call('GET', `/v1beta2/sources/${id}`)).json().status, 'running');
   await grows('gen_logins', before);
+  // The stream a source writes into is not dropped (SQL or REST) while the source exists.
+  const dropSql = await h.call('POST', '/v1beta2/queries', { body: { sql: 'DROP STREAM gen_logins' } });
+  assert.equal(dropSql.statusCode, 409, dropSql.body);
+  assert.match(dropSql.json().message, /source gen_logins_src/);
+  assert.equal((await h.call('DELETE', '/v1beta2/streams/gen_logins')).statusCode, 409);
   assert.equal((await h.call('DELETE', `/v1beta2/sources/${id}`)).statusCode, 204);
+  await sql('DROP STREAM gen_logins');
   assert.equal((await h.call('GET', `/v1beta2/sources/${id}`)).statusCode, 404);
 });

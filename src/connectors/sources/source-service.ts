@@ -166,6 +166,17 @@ export class SourceService {
       .map((r) => r.value.name);
   }
 
+  /** Refuse (RESOURCE_IN_USE) while a source writes into stream `db.name`. */
+  assertNoWriters(db: string, name: string): void {
+    const writers = this.writersOf(db, name);
+    if (writers.length > 0)
+      throw err('RESOURCE_IN_USE', {
+        kind: 'Stream',
+        name: db === 'default' ? name : `${db}.${name}`,
+        users: `${writers.map((w) => `source ${w}`).join(', ')} (delete the source first)`,
+      });
+  }
+
   /** Every source as the topology shows it. */
   topology(): Array<{
     id: string;
