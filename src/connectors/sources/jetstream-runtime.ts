@@ -49,13 +49,24 @@ export class JetStreamRuntime implements SourceRuntime {
 
   private async consumer(nc: NatsConnection): Promise<Consumer> {
     const jsm = await jetstreamManager(nc);
+    const maxAckPending = Math.max(1000, this.p.batchSize * 2);
+    let existing: Awaited<ReturnType<typeof jsm.consumers.info>> | undefined;
     try {
-      await jsm.consumers.info(this.p.stream, this.p.durableName);
+      existing = await jsm.consumers.info(this.p.stream, this.p.durableName);
     } catch {
+      existing = undefined;
+    }
+    if (existing) {
+      const pending = existing.config.max_ack_pending ?? 0;
+      if (pending > 0 && pending < this.p.batchSize)
+        await jsm.consumers.update(this.p.stream, this.p.durableName, { max_ack_pending: maxAckPending });
+    } else {
       await jsm.consumers.add(this.p.stream, {
         durable_name: this.p.durableName,
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DELIVER[this.p.deliverPolicy],
+        // A fetch of batch_size messages must not wait on the server's default of 1,000 unacked.
+        max_ack_pending: maxAckPending,
         ...(this.p.subject ? { filter_subject: this.p.subject } : {}),
       });
     }
@@ -70,9 +81,7 @@ export class JetStreamRuntime implements SourceRuntime {
         const consumer = await this.consumer(this.connection);
         delay = 500;
         while (!this.abort.signal.aborted) {
-          const batch: JsMsg[] = [];
-          const messages = await consumer.fetch({ max_messages: this.p.batchSize, expires: 1000 });
-          for await (const m of messages) batch.push(m);
+          const batch = await this.fetch(consumer);
           if (batch.length > 0) await this.commit(batch);
         }
       } catch (e) {
@@ -88,6 +97,13 @@ export class JetStreamRuntime implements SourceRuntime {
       await pause(delay, this.abort.signal);
       delay = nextBackoff(delay);
     }
+  }
+
+  private async fetch(consumer: Consumer): Promise<JsMsg[]> {
+    const batch: JsMsg[] = [];
+    const messages = await consumer.fetch({ max_messages: this.p.batchSize, expires: 1000 });
+    for await (const m of messages) batch.push(m);
+    return batch;
   }
 
   private async commit(batch: JsMsg[]): Promise<void> {
@@ -106,7 +122,8 @@ export class JetStreamRuntime implements SourceRuntime {
           m.nak(1000);
           return;
         }
-        await m.ackAck().catch(() => undefined);
+        // A lost ack only means a redelivery, which the idempotency id makes write nothing.
+        m.ack();
       }),
     );
   }

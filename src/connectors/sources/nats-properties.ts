@@ -106,7 +106,7 @@ export function jetStreamProperties(p: Record<string, unknown>, sourceName: stri
   const deliverPolicy = (optString(p, 'deliver_policy') ?? 'all') as NatsDeliverPolicy;
   if (!['all', 'new', 'last'].includes(deliverPolicy))
     throw bad('properties.deliver_policy', "expected 'all', 'new' or 'last'");
-  const batch = p.batch_size ?? 500;
+  const batch = p.batch_size ?? 1000;
   if (typeof batch !== 'number' || !Number.isInteger(batch) || batch < 1 || batch > 10_000)
     throw bad('properties.batch_size', 'an integer from 1 to 10000');
   return { ...base, stream, durableName, deliverPolicy, batchSize: batch };
