@@ -12,6 +12,8 @@ import { connectNats } from './nats-connection.ts';
 import type { JetStreamProperties } from './nats-properties.ts';
 import { nextBackoff, pause, type SourceRuntime, type SourceWriter } from './source-runtime.ts';
 
+const FLUSH_MS = 50;
+
 const DELIVER: Record<JetStreamProperties['deliverPolicy'], DeliverPolicy> = {
   all: DeliverPolicy.All,
   new: DeliverPolicy.New,
@@ -20,7 +22,8 @@ const DELIVER: Record<JetStreamProperties['deliverPolicy'], DeliverPolicy> = {
 
 /**
  * A running `nats_jetstream` source, exactly once into the stream: a durable pull consumer
- * (explicit acks) is read in batches; each message is committed with the idempotency id
+ * (explicit acks) is consumed continuously and committed every 50 ms or batch_size messages; each
+ * message is committed with the idempotency id
  * `nats_jetstream:<stream>:<consumer>:<stream sequence>` and acknowledged only after its commit
  * is durable. A crash between commit and ack redelivers the message after a restart; its id makes
  * the second commit write nothing, and it is acknowledged then. A message that is not a JSON
@@ -31,6 +34,9 @@ export class JetStreamRuntime implements SourceRuntime {
   private readonly abort = new AbortController();
   private connection: NatsConnection | undefined;
   private loop: Promise<void> | undefined;
+  private messages: { stop(): void } | undefined;
+  private buffer: JsMsg[] = [];
+  private flushing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly name: string,
@@ -44,6 +50,7 @@ export class JetStreamRuntime implements SourceRuntime {
 
   async stop(): Promise<void> {
     this.abort.abort();
+    this.messages?.stop();
     await this.loop;
   }
 
@@ -80,9 +87,19 @@ export class JetStreamRuntime implements SourceRuntime {
         this.connection = await connectNats(this.p, this.name);
         const consumer = await this.consumer(this.connection);
         delay = 500;
-        while (!this.abort.signal.aborted) {
-          const batch = await this.fetch(consumer);
-          if (batch.length > 0) await this.commit(batch);
+        // consume() keeps pull requests outstanding; messages are committed every 50 ms or
+        // batch_size messages, whichever comes first.
+        const messages = await consumer.consume({ max_messages: this.p.batchSize });
+        this.messages = messages;
+        const timer = setInterval(() => void this.flush(), FLUSH_MS);
+        try {
+          for await (const m of messages) {
+            this.buffer.push(m);
+            if (this.buffer.length >= this.p.batchSize) await this.flush();
+          }
+        } finally {
+          clearInterval(timer);
+          await this.flush();
         }
       } catch (e) {
         if (!this.abort.signal.aborted)
@@ -99,11 +116,14 @@ export class JetStreamRuntime implements SourceRuntime {
     }
   }
 
-  private async fetch(consumer: Consumer): Promise<JsMsg[]> {
-    const batch: JsMsg[] = [];
-    const messages = await consumer.fetch({ max_messages: this.p.batchSize, expires: 1000 });
-    for await (const m of messages) batch.push(m);
-    return batch;
+  private flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      if (this.buffer.length === 0) return;
+      const batch = this.buffer;
+      this.buffer = [];
+      await this.commit(batch);
+    });
+    return this.flushing;
   }
 
   private async commit(batch: JsMsg[]): Promise<void> {
