@@ -6,8 +6,10 @@ import type { RandomStreams } from './random-streams.ts';
 /**
  * `base`, except that a random stream read historically (`table(s)`, or a bounded read inside a
  * streaming query) is a fresh batch of generated rows: `max_events` of them when the query sets
- * it, else one second's worth. Streaming reads are unaffected: the planner reads the random
- * stream's storage by committed ranges, which its generator fills while the query runs.
+ * it, else one second's worth. Without max_events, streaming reads are unaffected: the planner
+ * reads the random stream's storage by committed ranges, which its generator fills while the
+ * query runs. With max_events the random stream is bounded: the query reads one batch of
+ * max_events rows and ends, as Proton's does when its generator stops.
  */
 export function randomStreamResolver(
   base: TableResolver,
@@ -26,6 +28,9 @@ export function randomStreamResolver(
         engineSql: `(${randomBatchSql(random.definition, count, { withSn: true })})`,
         insertSql: r.insertSql ?? r.engineSql,
         hiddenColumns: ['_tp_sn'],
+        // With max_events the random stream is a bounded source (Proton's generator ends after
+        // max_events rows, and the query with it): the query reads one batch and ends.
+        ...(maxEvents !== undefined ? { bounded: true } : {}),
       };
     },
     ...(base.resolveFunction ? { resolveFunction: (n: string) => base.resolveFunction?.(n) } : {}),

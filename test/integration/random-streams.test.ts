@@ -47,6 +47,13 @@ test('a streaming read sees generated rows arrive while it runs', async () => {
   await q.cancel();
 });
 
+test('SETTINGS max_events bounds a streaming read: it answers that many rows and ends', async () => {
+  await api.exec('CREATE RANDOM STREAM rs_bounded (id int, ip ipv4, ip6 ipv6) SETTINGS eps = 10');
+  const rows = await historical('SELECT ip, ip6 FROM rs_bounded SETTINGS max_events = 3');
+  assert.equal(rows.length, 3);
+  assert.deepEqual(await historical('SELECT count() FROM rs_bounded SETTINGS max_events = 42'), [[42]]);
+});
+
 test('a tumble window over a random stream emits closed windows', async () => {
   await api.exec('CREATE RANDOM STREAM rs_win (id int DEFAULT rand() % 4) SETTINGS eps = 100');
   const q = await api.start(

@@ -43,7 +43,7 @@ export const PROTON_SETTINGS: ReadonlyMap<string, ProtonSetting> = new Map<strin
   ['replay_time_column', none('not applied yet (see replay_speed)')],
   ['replay_start_time', none('not applied yet (see replay_speed)')],
   ['replay_end_time', none('not applied yet (see replay_speed)')],
-  ['max_events', applied('rows a historical read of a random stream generates (default: its eps)')],
+  ['max_events', applied('rows a read of a random stream generates; the query ends after them')],
   ['max_windows', none("Proton's cap on open windows; state here is bounded by the watermark")],
   ['max_keep_windows', none("Proton's cap on kept windows")],
   ['keep_windows', none("Proton's cap on kept windows")],
