@@ -9,6 +9,7 @@ import {
 import { guardDatabaseDrop, guardStreamDrop } from '../connectors/inputs/stream-drop-guard.ts';
 import type { SourceService } from '../connectors/sources/source-service.ts';
 import type { Engine } from '../engine/engine.ts';
+import { err } from '../errors/tributary-error.ts';
 import type { Logger } from '../log/logger.ts';
 import { SqlQueryPlanner } from '../queries/sql-planner.ts';
 import type { StatementHandler } from '../queries/statement-handler.ts';
@@ -33,6 +34,7 @@ import { randomAwareRanges } from '../random/random-ranges.ts';
 import { randomStreamResolver } from '../random/random-resolver.ts';
 import {
   createStreamOrRandomHandler,
+  dropDatabaseForgetsRandomStreams,
   dropRandomStreamHandler,
   maxEventsOf,
 } from '../random/random-statements.ts';
@@ -113,7 +115,7 @@ export function buildPlanner(deps: PlannerDeps): {
     )
       .register('STREAM', dropRandomStreamHandler(randoms, DEFAULT_DATABASE, dropStreamHandler(base)))
       .register('TABLE', dropRandomStreamHandler(randoms, DEFAULT_DATABASE, dropStreamHandler(base)))
-      .register('DATABASE', dropDatabaseHandler(base)),
+      .register('DATABASE', dropDatabaseForgetsRandomStreams(randoms, dropDatabaseHandler(base))),
     show: new SubDispatch<ShowStatement>(
       (s) => s.what,
       (k) => `SHOW ${k}`,
@@ -143,6 +145,17 @@ export function buildPlanner(deps: PlannerDeps): {
     ],
   });
   dispatch.rename.register('STREAM', renameStream).register('TABLE', renameStream);
+  const refuseRandomRename =
+    (h: StatementHandler<RenameStatement>): StatementHandler<RenameStatement> =>
+    async (s, ctx) => {
+      for (const p of s.pairs)
+        if (randoms.get(p.from.database ?? DEFAULT_DATABASE, p.from.name))
+          throw err('NOT_IMPLEMENTED', {
+            detail: `${p.from.name} is a random stream: RENAME is not supported for it (DROP and CREATE RANDOM STREAM again)`,
+          });
+      return h(s, ctx);
+    };
+  dispatch.rename.wrap('STREAM', refuseRandomRename).wrap('TABLE', refuseRandomRename);
   const planner = new SqlQueryPlanner()
     .register('Select', select)
     .register('Union', select)

@@ -47,3 +47,21 @@ export function maxEventsOf(settings: readonly Setting[] | undefined): number | 
   const n = Number(s.value.text);
   return Number.isFinite(n) && n > 0 ? n : undefined;
 }
+
+/** DROP DATABASE: once its streams are gone, the random streams among them are forgotten. */
+export function dropDatabaseForgetsRandomStreams(
+  randoms: RandomStreams,
+  drop: StatementHandler<DropStatement>,
+): StatementHandler<DropStatement> {
+  return async (s, ctx) => {
+    const plan = await drop(s, ctx);
+    if (plan.kind !== 'statement') return plan;
+    return {
+      ...plan,
+      run: async (signal: AbortSignal) => {
+        await plan.run(signal);
+        await randoms.forgetDatabase(s.target.name);
+      },
+    };
+  };
+}

@@ -45,8 +45,8 @@ export class RandomStreams {
   get(db: string, name: string): { record: RandomStreamRecord; definition: StreamDefinition } | undefined {
     const record = this.deps.catalog.get<RandomStreamRecord>(RANDOM_STREAM_KIND, streamKey(db, name))?.value;
     if (!record) return undefined;
-    const definition = this.deps.streams.get(db, name)?.value;
-    return definition ? { record, definition } : undefined;
+    const stream = this.deps.streams.get(db, name);
+    return stream ? { record, definition: stream.value } : undefined;
   }
 
   isRandom(key: string): boolean {
@@ -58,7 +58,7 @@ export class RandomStreams {
     return this.deps.catalog
       .list<RandomStreamRecord>(RANDOM_STREAM_KIND)
       .map((r) => r.value)
-      .filter((r) => this.deps.streams.get(r.db, r.name) !== undefined);
+      .filter((r) => this.get(r.db, r.name) !== undefined);
   }
 
   /**
@@ -107,6 +107,16 @@ export class RandomStreams {
     this.generators.delete(key);
     await this.deps.streams.drop(db, name, { ifExists: true });
     await this.deps.catalog.delete(RANDOM_STREAM_KIND, key);
+  }
+
+  /** Forget the random streams of database `db` (after DROP DATABASE dropped their storage). */
+  async forgetDatabase(db: string): Promise<void> {
+    for (const r of this.deps.catalog.list<RandomStreamRecord>(RANDOM_STREAM_KIND)) {
+      if (r.value.db !== db) continue;
+      this.generators.get(r.key)?.stop();
+      this.generators.delete(r.key);
+      await this.deps.catalog.delete(RANDOM_STREAM_KIND, r.key);
+    }
   }
 
   /** The generator of `db.name` (created on first use). */

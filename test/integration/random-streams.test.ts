@@ -98,3 +98,16 @@ test('bad settings name the setting; DROP STREAM removes a random stream', async
   await api.exec('CREATE RANDOM STREAM rs_gone (id int) SETTINGS eps = 3');
   assert.deepEqual(await historical('SELECT count() FROM table(rs_gone)'), [[3]]);
 });
+
+test('RENAME of a random stream is refused; after DROP DATABASE the name is an ordinary stream again', async () => {
+  await api.exec('CREATE DATABASE rs_db');
+  await api.exec('CREATE RANDOM STREAM rs_db.r (id int) SETTINGS eps = 5');
+  assert.deepEqual(await historical('SELECT count() FROM table(rs_db.r)'), [[5]]);
+  const rename = await api.startError('RENAME STREAM rs_db.r TO rs_db.r2');
+  assert.equal(rename.code, 48);
+  assert.match(rename.message, /random stream/);
+  await api.exec('DROP DATABASE rs_db');
+  await api.exec('CREATE DATABASE rs_db');
+  await api.exec('CREATE STREAM rs_db.r (id int)');
+  assert.deepEqual(await historical('SELECT count() FROM table(rs_db.r)'), [[0]], 'not generated any more');
+});
