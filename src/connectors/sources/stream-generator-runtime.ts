@@ -14,6 +14,7 @@ export class StreamGeneratorRuntime implements SourceRuntime {
   private startedAt = 0;
   private written = 0;
   private busy = false;
+  private inflight: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly properties: StreamGeneratorProperties,
@@ -23,14 +24,21 @@ export class StreamGeneratorRuntime implements SourceRuntime {
   start(): void {
     this.startedAt = Date.now();
     this.written = 0;
-    this.timer = setInterval(() => void this.tick(), TICK_MS);
+    this.timer = setInterval(() => this.run(), TICK_MS);
     this.timer.unref?.();
-    void this.tick();
+    this.run();
   }
 
+  /** Stop; resolves once a write in flight has finished (nothing is written after). */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    await this.inflight;
+  }
+
+  private run(): void {
+    if (this.busy) return;
+    this.inflight = this.tick();
   }
 
   private async tick(): Promise<void> {
