@@ -14,6 +14,7 @@ import { materializedViewRoutes } from './routes/materialized-views.ts';
 import { pipelineRoutes } from './routes/pipelines.ts';
 import { queryRoutes } from './routes/queries.ts';
 import { savedQueryRoutes } from './routes/saved-queries.ts';
+import { sourceRoutes } from './routes/sources.ts';
 import { sqlToolRoutes } from './routes/sql-tools.ts';
 import { streamRoutes } from './routes/streams.ts';
 import { topologyRoutes } from './routes/topology.ts';
@@ -76,6 +77,7 @@ export function buildServer(services: Services): FastifyInstance {
       dashboardRoutes(api, services);
       savedQueryRoutes(api, services);
       pipelineRoutes(api, services);
+      sourceRoutes(api, services);
     },
     { prefix: API_PREFIX },
   );

@@ -6,11 +6,13 @@ import type { UserStore } from '../catalog/user-store.ts';
 import type { WorkspaceStore } from '../catalog/workspace-store.ts';
 import type { Config } from '../config/config.ts';
 import type { InputService } from '../connectors/inputs/input-service.ts';
+import type { SourceService } from '../connectors/sources/source-service.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { LicenseStore } from '../license/license-store.ts';
 import type { Logger } from '../log/logger.ts';
 import type { QueryPlanner } from '../queries/execution.ts';
 import type { QueryRegistry } from '../queries/query-registry.ts';
+import type { RandomStreams } from '../random/random-streams.ts';
 import type { TableResolver } from '../sql/translator/resolver.ts';
 import type { StreamStore } from '../stream/stream-store.ts';
 import type { SharedStepReads } from '../streaming/shared-step-reads.ts';
@@ -50,6 +52,10 @@ export interface Services {
   mvs: MaterializedViews;
   /** Shared reads of streaming steps (hits and reads, for metrics and tests). */
   sharedReads?: SharedStepReads;
+  /** Sources (stream_generator, ...): definitions, runtimes, stats. */
+  sources?: SourceService;
+  /** Random streams (CREATE RANDOM STREAM): settings and generators. */
+  randoms?: RandomStreams;
   /** When the server started (epoch milliseconds). */
   bootedAt: number;
 }

@@ -21,7 +21,7 @@ export interface TopologyNode {
   db: string;
   id: string;
   name: string;
-  type: 'stream' | 'view' | 'materialized_view' | 'input';
+  type: 'stream' | 'random_stream' | 'view' | 'materialized_view' | 'input' | 'source';
   ownership: Actor;
   properties: Record<string, unknown>;
 }
@@ -37,16 +37,34 @@ export interface TopologyInput {
   target: TargetStream;
 }
 
+/** A source as the graph shows it (from SourceService). */
+export interface TopologySource {
+  id: string;
+  name: string;
+  type: string;
+  db: string;
+  stream: string;
+  status: string;
+  ownership: Actor;
+}
+
 export interface TopologyResources {
   streams: readonly CatalogRecord<StreamDefinition>[];
+  /** `db.name` of the streams that are random streams (CREATE RANDOM STREAM). */
+  randomStreams?: ReadonlySet<string>;
+  sources?: readonly TopologySource[];
   /** Catalog kind `view` (materialized ones have `materialized: true`) and `materialized_view`. */
   views: readonly CatalogRecord<Partial<ViewRecord>>[];
   inputs: readonly TopologyInput[];
 }
 
-/** Node ids: `stream:db.name`, `view:db.name`, `materialized_view:db.name`, `input:name`. */
+/**
+ * Node ids: `stream:db.name` (random streams too), `view:db.name`, `materialized_view:db.name`,
+ * `input:name`, `source:<id>`.
+ */
 export function nodeId(type: TopologyNode['type'], db: string, name: string): string {
-  return type === 'input' ? `input:${name}` : `${type}:${db}.${name}`;
+  if (type === 'input' || type === 'source') return `${type}:${name}`;
+  return `${type === 'random_stream' ? 'stream' : type}:${db}.${name}`;
 }
 
 /**
@@ -67,11 +85,12 @@ export function buildTopology(resources: TopologyResources, db?: string): Topolo
     if (!inDb(s.db)) continue;
     const id = nodeId('stream', s.db, s.name);
     tables.set(`${s.db}.${s.name}`, id);
+    const random = resources.randomStreams?.has(`${s.db}.${s.name}`) ?? false;
     nodes.push({
       db: s.db,
       id,
       name: s.name,
-      type: 'stream',
+      type: random ? 'random_stream' : 'stream',
       ownership: r.audit.created_by,
       properties: { mode: s.mode, storage_type: s.storageType, description: s.description },
     });
@@ -139,6 +158,20 @@ export function buildTopology(resources: TopologyResources, db?: string): Topolo
       },
     });
     link(id, tables.get(`${target.db}.${target.name}`), 'from');
+  }
+
+  for (const src of resources.sources ?? []) {
+    if (!inDb(src.db)) continue;
+    const id = nodeId('source', src.db, src.id);
+    nodes.push({
+      db: src.db,
+      id,
+      name: src.name,
+      type: 'source',
+      ownership: src.ownership,
+      properties: { source_type: src.type, target_stream: src.stream, status: src.status },
+    });
+    link(id, tables.get(`${src.db}.${src.stream}`), 'from');
   }
   return { nodes, edges, dependencies };
 }

@@ -7,9 +7,12 @@ import {
   showInputsHandler,
 } from '../connectors/inputs/input-statements.ts';
 import { guardDatabaseDrop, guardStreamDrop } from '../connectors/inputs/stream-drop-guard.ts';
+import type { SourceService } from '../connectors/sources/source-service.ts';
 import type { Engine } from '../engine/engine.ts';
+import { err } from '../errors/tributary-error.ts';
 import type { Logger } from '../log/logger.ts';
 import { SqlQueryPlanner } from '../queries/sql-planner.ts';
+import type { StatementHandler } from '../queries/statement-handler.ts';
 import { insertHandler } from '../queries/statements/insert-statement.ts';
 import { selectHandler } from '../queries/statements/select-statement.ts';
 import {
@@ -33,6 +36,16 @@ import {
   unsubscribeHandler,
 } from '../queries/subscriptions/subscription-statements.ts';
 import { Subscriptions } from '../queries/subscriptions/subscriptions.ts';
+import { randomAwareRanges } from '../random/random-ranges.ts';
+import { randomStreamResolver } from '../random/random-resolver.ts';
+import {
+  createStreamOrRandomHandler,
+  dropDatabaseForgetsRandomStreams,
+  dropRandomStreamHandler,
+  maxEventsOf,
+} from '../random/random-statements.ts';
+import { RandomStreams } from '../random/random-streams.ts';
+import type { Query } from '../sql/ast/query.ts';
 import type {
   DropStatement,
   RenameStatement,
@@ -71,8 +84,10 @@ export interface PlannerDeps {
   logger?: Logger;
   /** Backoff of failing materialized views (tests shorten it). */
   mvRetry?: RetryPolicy;
-  /** The data directory: checkpoints of subscribed queries (SUBSCRIBE/RECOVER/UNSUBSCRIBE) live under it. */
+  /** The data directory: checkpoints of subscribed queries and views live under it. */
   dataDir?: string;
+  /** Sources: a stream one writes into is not dropped or renamed. */
+  sources?: SourceService;
 }
 
 /** The statement families shared by several owners; each owner registers its part. */
@@ -93,25 +108,36 @@ export function buildPlanner(deps: PlannerDeps): {
   views: ViewStore;
   mvs: MaterializedViews;
   sharedReads: SharedStepReads;
+  randoms: RandomStreams;
 } {
   const resolver = new CatalogResolver(deps.catalog, deps.streams, DEFAULT_DATABASE);
   const sharedReads = new SharedStepReads();
-  const ranges = storeRanges(deps.streams, sharedReads);
-  const base = { engine: deps.engine, streams: deps.streams, defaultDatabase: DEFAULT_DATABASE };
-  const select = selectHandler({
+  // Random streams: generated while streaming queries read them, a fresh batch in historical reads.
+  const randoms = new RandomStreams({
+    catalog: deps.catalog,
+    streams: deps.streams,
     engine: deps.engine,
-    resolver,
-    ranges,
-    streamDefinition: (resolved, db, name) => resolver.streamDefinition(resolved, db, name),
+    ...(deps.logger ? { logger: deps.logger } : {}),
   });
+  const ranges = randomAwareRanges(storeRanges(deps.streams, sharedReads), randoms);
+  const base = { engine: deps.engine, streams: deps.streams, defaultDatabase: DEFAULT_DATABASE };
+  const selectWith = (maxEvents: number | undefined) =>
+    selectHandler({
+      engine: deps.engine,
+      resolver: randomStreamResolver(resolver, randoms, maxEvents),
+      ranges,
+      streamDefinition: (resolved, db, name) => resolver.streamDefinition(resolved, db, name),
+    });
+  const select = (query: Query, ctx: Parameters<ReturnType<typeof selectHandler>>[1]) =>
+    selectWith(query.kind === 'Select' ? maxEventsOf(query.settings) : undefined)(query, ctx);
   const dispatch: PlannerDispatch = {
     drop: new SubDispatch<DropStatement>(
       (s) => s.object,
       (k) => `DROP ${k}`,
     )
-      .register('STREAM', dropStreamHandler(base))
-      .register('TABLE', dropStreamHandler(base))
-      .register('DATABASE', dropDatabaseHandler(base)),
+      .register('STREAM', dropRandomStreamHandler(randoms, DEFAULT_DATABASE, dropStreamHandler(base)))
+      .register('TABLE', dropRandomStreamHandler(randoms, DEFAULT_DATABASE, dropStreamHandler(base)))
+      .register('DATABASE', dropDatabaseForgetsRandomStreams(randoms, dropDatabaseHandler(base))),
     show: new SubDispatch<ShowStatement>(
       (s) => s.what,
       (k) => `SHOW ${k}`,
@@ -139,16 +165,31 @@ export function buildPlanner(deps: PlannerDeps): {
     dependents: (db, name) => [
       ...(inputs ? inputs.writersOf(db, name).map((w) => `input ${w}`) : []),
       ...(viewStore?.dependents(db, name) ?? []),
+      ...(deps.sources ? deps.sources.writersOf(db, name).map((w) => `source ${w}`) : []),
     ],
   });
   dispatch.rename.register('STREAM', renameStream).register('TABLE', renameStream);
+  const refuseRandomRename =
+    (h: StatementHandler<RenameStatement>): StatementHandler<RenameStatement> =>
+    async (s, ctx) => {
+      for (const p of s.pairs)
+        if (randoms.get(p.from.database ?? DEFAULT_DATABASE, p.from.name))
+          throw err('NOT_IMPLEMENTED', {
+            detail: `${p.from.name} is a random stream: RENAME is not supported for it (DROP and CREATE RANDOM STREAM again)`,
+          });
+      return h(s, ctx);
+    };
+  dispatch.rename.wrap('STREAM', refuseRandomRename).wrap('TABLE', refuseRandomRename);
   const planner = new SqlQueryPlanner()
     .register('Select', select)
     .register('Union', select)
-    .register('CreateStream', createStreamHandler(base))
+    .register(
+      'CreateStream',
+      createStreamOrRandomHandler(randoms, DEFAULT_DATABASE, createStreamHandler(base)),
+    )
     .register('CreateDatabase', createDatabaseHandler(base))
     .register('Alter', alterStreamHandler(base))
-    .register('Insert', insertHandler({ ...base, resolver }))
+    .register('Insert', insertHandler({ ...base, resolver: randomStreamResolver(resolver, randoms) }))
     .register('Describe', describeHandler({ ...base, resolver }))
     .register('Drop', dispatch.drop.handler())
     .register('Rename', dispatch.rename.handler())
@@ -172,6 +213,16 @@ export function buildPlanner(deps: PlannerDeps): {
       .wrap('DATABASE', (h) => guardDatabaseDrop(h, inputs));
     dispatch.show.register('INPUTS', showInputsHandler(inputs));
     dispatch.showCreate.register('INPUT', showCreateInputHandler(inputs));
+  }
+  if (deps.sources) {
+    const sources = deps.sources;
+    const guard =
+      (h: StatementHandler<DropStatement>): StatementHandler<DropStatement> =>
+      async (s, ctx) => {
+        sources.assertNoWriters(s.target.database ?? DEFAULT_DATABASE, s.target.name);
+        return h(s, ctx);
+      };
+    dispatch.drop.wrap('STREAM', guard).wrap('TABLE', guard);
   }
   // Views (src/views). DROP STREAM and SHOW CREATE [STREAM] of a view's name reach the view (as
   // in Proton); DROP DATABASE drops the database's views first.
@@ -214,5 +265,5 @@ export function buildPlanner(deps: PlannerDeps): {
     .register('VIEW', showCreateViewHandler(viewDeps))
     .register('MATERIALIZED VIEW', showCreateViewHandler(viewDeps))
     .wrap('STREAM', (h) => showCreateStreamOrViewHandler(viewDeps, h));
-  return { planner, dispatch, resolver, views, mvs, sharedReads };
+  return { planner, dispatch, resolver, views, mvs, sharedReads, randoms };
 }

@@ -15,6 +15,7 @@ import { WorkspaceStore } from '../catalog/workspace-store.ts';
 import type { Config } from '../config/config.ts';
 import { InputService } from '../connectors/inputs/input-service.ts';
 import { RunningInputs } from '../connectors/inputs/running-inputs.ts';
+import { SourceService } from '../connectors/sources/source-service.ts';
 import { ChdbEngine } from '../engine/chdb-engine.ts';
 import { parsePublicKeys } from '../license/license-keys.ts';
 import { LicenseStore } from '../license/license-store.ts';
@@ -91,6 +92,7 @@ export class Tributary {
       throw e;
     }
     let inputs: InputService | undefined;
+    let sources: SourceService | undefined;
     try {
       const catalog = await EngineCatalog.open(engine);
       await resetStreamingState(engine);
@@ -114,6 +116,7 @@ export class Tributary {
         defaultDatabase: 'default',
         logger,
       });
+      sources = new SourceService({ catalog, streams, defaultDatabase: 'default', logger });
       const clock = tuning.clock ?? (() => new Date());
       const licenseKeys = config.licensePublicKeys ? parsePublicKeys(config.licensePublicKeys) : [];
       const built = buildPlanner({
@@ -121,6 +124,7 @@ export class Tributary {
         catalog,
         streams,
         inputs,
+        sources,
         logger,
         dataDir: config.dataDir,
         ...(tuning.mvRetry ? { mvRetry: tuning.mvRetry } : {}),
@@ -143,6 +147,8 @@ export class Tributary {
         views: built.views,
         mvs: built.mvs,
         sharedReads: built.sharedReads,
+        randoms: built.randoms,
+        sources,
         queries: new QueryRegistry(),
         streams,
         inputs,
@@ -154,8 +160,10 @@ export class Tributary {
       await inputs.restore();
       // Every materialized view starts (paused ones stay paused).
       built.mvs.startAll();
+      sources.restore();
       return new Tributary(services, api, initialAdmin, unlock);
     } catch (e) {
+      await sources?.close();
       await inputs?.close();
       await engine.close();
       await unlock();
@@ -182,6 +190,8 @@ export class Tributary {
     this.closed = true;
     await this.services.queries.closeAll();
     await this.services.mvs.close();
+    this.services.randoms?.close();
+    await this.services.sources?.close();
     await this.services.inputs?.close();
     await this.api.close();
     await this.services.streams.close();

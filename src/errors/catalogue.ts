@@ -86,6 +86,12 @@ export const ERRORS = {
     message: 'Database {name} already exists',
   },
   BAD_ARGUMENTS: { code: 36, status: 400, system: 'timeplusd', message: '{detail}' },
+  INVALID_SETTING_VALUE: {
+    code: 471,
+    status: 400,
+    system: 'timeplusd',
+    message: 'Invalid value of setting {name}: {detail}',
+  },
   NOT_IMPLEMENTED: { code: 48, status: 400, system: 'timeplusd', message: '{detail}' },
   INVALID_RANGE_JOIN: { code: 62, status: 400, system: 'timeplusd', message: '{detail}' },
   INVALID_JOIN_ON_EXPRESSION: { code: 403, status: 400, system: 'timeplusd', message: '{detail}' },
@@ -368,6 +374,20 @@ export const ERRORS = {
     status: 400,
     system: 'appserver',
     message: 'The license is not a Tributary license: {detail}',
+  },
+
+  // --- sources (108xx) ---
+  SOURCE_BAD_PROPERTY: {
+    code: 10801,
+    status: 400,
+    system: 'connector',
+    message: 'Source property {property}: {detail}',
+  },
+  SOURCE_RUNNING: {
+    code: 10802,
+    status: 409,
+    system: 'connector',
+    message: 'Source {name} is running; stop it before changing it',
   },
 
   // --- engine and server (109xx) ---

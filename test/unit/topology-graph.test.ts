@@ -134,3 +134,47 @@ test('db keeps one database; links to other databases are left out', () => {
   assert.ok(!d.edges.some((e) => e.source === 'stream:other.metrics'));
   assert.ok(d.nodes.some((n) => n.id === 'input:logs_in'));
 });
+
+test('sources are nodes with an edge to their stream; random streams are typed random_stream', () => {
+  const g = buildTopology(
+    {
+      streams: [stream('default', 'rnd'), stream('default', 'iot')],
+      randomStreams: new Set(['default.rnd']),
+      views: [view('default', 'over_rnd', 'SELECT * FROM rnd')],
+      inputs: [],
+      sources: [
+        {
+          id: 's1',
+          name: 'gen',
+          type: 'stream_generator',
+          db: 'default',
+          stream: 'iot',
+          status: 'running',
+          ownership: alice,
+        },
+        {
+          id: 's2',
+          name: 'other',
+          type: 'nats',
+          db: 'other',
+          stream: 'x',
+          status: 'stopped',
+          ownership: alice,
+        },
+      ],
+    },
+    'default',
+  );
+  const byId = new Map(g.nodes.map((n) => [n.id, n]));
+  assert.equal(byId.get('stream:default.rnd')?.type, 'random_stream');
+  assert.equal(byId.get('stream:default.iot')?.type, 'stream');
+  assert.deepEqual(byId.get('source:s1')?.properties, {
+    source_type: 'stream_generator',
+    target_stream: 'iot',
+    status: 'running',
+  });
+  assert.equal(byId.has('source:s2'), false, 'another database');
+  assert.ok(g.edges.some((e) => e.source === 'source:s1' && e.target === 'stream:default.iot'));
+  assert.ok(g.dependencies.some((e) => e.source === 'source:s1' && e.target === 'stream:default.iot'));
+  assert.ok(g.edges.some((e) => e.source === 'stream:default.rnd' && e.target === 'view:default.over_rnd'));
+});

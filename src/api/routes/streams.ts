@@ -225,6 +225,7 @@ export function streamRoutes(app: FastifyInstance, s: Services): void {
   app.delete('/v1beta2/streams/:name', { schema: byName, config: ADMIN }, async (request, reply) => {
     const { name } = request.params as { name: string };
     s.inputs?.assertNoWriters(dbOf(request.query), name);
+    s.sources?.assertNoWriters(dbOf(request.query), name);
     await s.streams.drop(dbOf(request.query), name);
     return reply.status(204).send();
   });

@@ -16,7 +16,7 @@ const topologyQuery = {
 } as const;
 
 /**
- * `GET /v1beta2/topology[?db=..]`: streams, views, materialized views and inputs as a graph
+ * `GET /v1beta2/topology[?db=..]`: streams (random ones too), views, materialized views, inputs and sources as a graph
  * (see topology-graph.ts); without `db`, every database.
  */
 export function topologyRoutes(app: FastifyInstance, s: Services): void {
@@ -38,6 +38,8 @@ export function topologyRoutes(app: FastifyInstance, s: Services): void {
           ...s.catalog.list<Partial<ViewRecord>>('materialized_view'),
         ],
         inputs,
+        randomStreams: new Set((s.randoms?.list() ?? []).map((r) => `${r.db}.${r.name}`)),
+        sources: s.sources?.topology() ?? [],
       },
       db,
     );

@@ -1,4 +1,5 @@
 import type { Expr, FunctionCall } from '../ast/expression.ts';
+import { mapRandomInType } from './random-in-type.ts';
 
 /**
  * Functions Proton registers that the engine does not have under a matching name: the ones
@@ -54,6 +55,9 @@ export function mapProtonOnlyCall(lower: string, c: FunctionCall): FunctionCall 
       if (!x || a.length > 2) return undefined;
       return call('accurateCastOrDefault', [x, str('Bool', c), ...(fallback ? [fallback] : [])], c);
     }
+    // random_in_type(type[, max][, generator]): a random value of the type (random-in-type.ts).
+    case 'random_in_type':
+      return mapRandomInType(c);
     default:
       return undefined;
   }
@@ -67,6 +71,7 @@ export const MAPPED_PROTON_ONLY: ReadonlySet<string> = new Set([
   'datetime64_to_snowflake',
   'xirr',
   'to_bool_or_default',
+  'random_in_type',
 ]);
 
 const NOT_IN_ENGINE = 'the embedded engine is built without it';
@@ -87,7 +92,6 @@ export const UNSUPPORTED_PROTON_FUNCTIONS: ReadonlyMap<string, string> = new Map
   ],
   ['json_extract_array', 'not supported yet; use json_extract_array_raw()'],
   ['json_values', 'not supported yet; use json_value() per path'],
-  ['random_in_type', 'random streams are not supported yet'],
   ['meili_match', INTERNAL],
   ['monotonic', INTERNAL],
   ['to_concrete_type', INTERNAL],

@@ -43,7 +43,7 @@ export const PROTON_SETTINGS: ReadonlyMap<string, ProtonSetting> = new Map<strin
   ['replay_time_column', none('not applied yet (see replay_speed)')],
   ['replay_start_time', none('not applied yet (see replay_speed)')],
   ['replay_end_time', none('not applied yet (see replay_speed)')],
-  ['max_events', none("a limit of Proton's random streams; use LIMIT")],
+  ['max_events', applied('rows a read of a random stream generates; the query ends after them')],
   ['max_windows', none("Proton's cap on open windows; state here is bounded by the watermark")],
   ['max_keep_windows', none("Proton's cap on kept windows")],
   ['keep_windows', none("Proton's cap on kept windows")],
@@ -79,7 +79,7 @@ export const PROTON_SETTINGS: ReadonlyMap<string, ProtonSetting> = new Map<strin
   ['max_streaming_view_cached_block_count', none(INTERNAL)],
   // Streams, ingest and DDL.
   ['shards', none('accepted on CREATE STREAM; one shard is stored')],
-  ['eps', none("events per second of Proton's random streams (not built)")],
+  ['eps', none("a random stream's rate is its own eps setting (CREATE RANDOM STREAM ... SETTINGS eps)")],
   ['enforce_append_only', none('stream modes decide it')],
   ['compact_kv_stream', none('table() over kv streams is compacted at read')],
   ['enable_light_ingest', none(INTERNAL)],

@@ -1,0 +1,25 @@
+import type { CommittedRanges } from '../streaming/source-cursor.ts';
+import type { RandomStreams } from './random-streams.ts';
+
+/**
+ * `base`, with a random stream's generator running while at least one subscriber (a streaming
+ * query's source) listens to it: subscribing acquires the generator, unsubscribing releases it.
+ */
+export function randomAwareRanges(base: CommittedRanges, randoms: RandomStreams): CommittedRanges {
+  return {
+    committedSn: (key) => base.committedSn(key),
+    read: (keys, work) => base.read(keys, work),
+    subscribe: (key, listener) => {
+      const unsubscribe = base.subscribe(key, listener);
+      const generator = randoms.isRandom(key) ? randoms.generator(key) : undefined;
+      generator?.acquire();
+      let released = false;
+      return () => {
+        unsubscribe();
+        if (released) return;
+        released = true;
+        generator?.release();
+      };
+    },
+  };
+}
