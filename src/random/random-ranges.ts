@@ -7,6 +7,8 @@ import type { RandomStreams } from './random-streams.ts';
  */
 export function randomAwareRanges(base: CommittedRanges, randoms: RandomStreams): CommittedRanges {
   return {
+    // Steps over the same ranges keep sharing their reads (shared-step-reads.ts).
+    ...(base.shared ? { shared: base.shared } : {}),
     committedSn: (key) => base.committedSn(key),
     read: (keys, work) => base.read(keys, work),
     subscribe: (key, listener) => {
