@@ -2,10 +2,8 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { messageRow } from './message-rows.ts';
 import { connectNats } from './nats-connection.ts';
 import type { NatsProperties } from './nats-properties.ts';
+import { BATCH_FLUSH_MS, RowBatcher } from './row-batcher.ts';
 import { nextBackoff, pause, type SourceRuntime, type SourceWriter } from './source-runtime.ts';
-
-const FLUSH_MS = 100;
-const FLUSH_ROWS = 5000;
 
 /**
  * A running `nats` source (core NATS, at most once): subscribes to the subject (in the queue group
@@ -17,14 +15,15 @@ export class NatsRuntime implements SourceRuntime {
   private readonly abort = new AbortController();
   private connection: NatsConnection | undefined;
   private loop: Promise<void> | undefined;
-  private buffer: Array<Record<string, unknown>> = [];
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly batch: RowBatcher;
 
   constructor(
     private readonly name: string,
     private readonly p: NatsProperties,
     private readonly writer: SourceWriter,
-  ) {}
+  ) {
+    this.batch = new RowBatcher(writer);
+  }
 
   start(): void {
     this.loop = this.run();
@@ -39,7 +38,7 @@ export class NatsRuntime implements SourceRuntime {
 
   private async run(): Promise<void> {
     let delay = 500;
-    const timer = setInterval(() => void this.flush(), FLUSH_MS);
+    const timer = setInterval(() => void this.flush(), BATCH_FLUSH_MS);
     try {
       while (!this.abort.signal.aborted) {
         try {
@@ -52,8 +51,7 @@ export class NatsRuntime implements SourceRuntime {
           for await (const m of sub) {
             const r = messageRow(m.data, this.p.dataType);
             if ('error' in r) this.writer.reject(1, r.error);
-            else this.buffer.push(r.row);
-            if (this.buffer.length >= FLUSH_ROWS) await this.flush();
+            else if (this.batch.add(r.row)) await this.flush();
           }
           const closed = await this.connection.closed();
           if (closed) throw closed;
@@ -71,12 +69,6 @@ export class NatsRuntime implements SourceRuntime {
   }
 
   private flush(): Promise<void> {
-    this.flushing = this.flushing.then(async () => {
-      if (this.buffer.length === 0) return;
-      const rows = this.buffer;
-      this.buffer = [];
-      await this.writer.write(rows).catch(() => undefined); // counted by the writer
-    });
-    return this.flushing;
+    return this.batch.flush();
   }
 }

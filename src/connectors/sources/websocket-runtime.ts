@@ -1,10 +1,8 @@
 import WebSocket from 'ws';
 import { messageRow } from './message-rows.ts';
+import { BATCH_FLUSH_MS, RowBatcher } from './row-batcher.ts';
 import { nextBackoff, pause, type SourceRuntime, type SourceWriter } from './source-runtime.ts';
 import type { WebSocketProperties } from './websocket-properties.ts';
-
-const FLUSH_MS = 100;
-const FLUSH_ROWS = 5000;
 
 /**
  * A running `websocket` source: connects, sends the open message, turns each message into a row
@@ -17,13 +15,14 @@ export class WebSocketRuntime implements SourceRuntime {
   private readonly abort = new AbortController();
   private socket: WebSocket | undefined;
   private loop: Promise<void> | undefined;
-  private buffer: Array<Record<string, unknown>> = [];
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly batch: RowBatcher;
 
   constructor(
     private readonly p: WebSocketProperties,
     private readonly writer: SourceWriter,
-  ) {}
+  ) {
+    this.batch = new RowBatcher(writer);
+  }
 
   start(): void {
     this.loop = this.run();
@@ -50,8 +49,7 @@ export class WebSocketRuntime implements SourceRuntime {
         const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
         const r = messageRow(bytes, this.p.dataType);
         if ('error' in r) this.writer.reject(1, r.error);
-        else this.buffer.push(r.row);
-        if (this.buffer.length >= FLUSH_ROWS) void this.flush();
+        else if (this.batch.add(r.row)) void this.flush();
       });
       ws.on('error', (e: Error) => {
         if (!this.abort.signal.aborted) this.writer.report(`websocket ${this.p.url}: ${e.message}`);
@@ -66,7 +64,7 @@ export class WebSocketRuntime implements SourceRuntime {
 
   private async run(): Promise<void> {
     let delay = 500;
-    const timer = setInterval(() => void this.flush(), FLUSH_MS);
+    const timer = setInterval(() => void this.flush(), BATCH_FLUSH_MS);
     try {
       while (!this.abort.signal.aborted) {
         if (await this.connectOnce()) delay = 500;
@@ -80,12 +78,6 @@ export class WebSocketRuntime implements SourceRuntime {
   }
 
   private flush(): Promise<void> {
-    this.flushing = this.flushing.then(async () => {
-      if (this.buffer.length === 0) return;
-      const rows = this.buffer;
-      this.buffer = [];
-      await this.writer.write(rows).catch(() => undefined); // counted by the writer
-    });
-    return this.flushing;
+    return this.batch.flush();
   }
 }
