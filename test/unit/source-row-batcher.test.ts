@@ -18,15 +18,17 @@ function recordingWriter(failFirst = false): SourceWriter & { commits: number[][
   };
 }
 
-test('rows are committed in order, one commit per flush, nothing twice', async () => {
+test('a flush commits what waits when its turn comes: every row once, in order', async () => {
   const w = recordingWriter();
   const b = new RowBatcher(w);
   b.add({ n: 1 });
   b.add({ n: 2 });
   const first = b.flush();
-  b.add({ n: 3 });
+  b.add({ n: 3 }); // before the first flush ran: it goes with it
   await Promise.all([first, b.flush(), b.flush()]);
-  assert.deepEqual(w.commits, [[1, 2], [3]]);
+  b.add({ n: 4 });
+  await b.flush();
+  assert.deepEqual(w.commits, [[1, 2, 3], [4]]);
 });
 
 test('add says when enough rows wait; a failed commit is dropped (at most once) and the next goes on', async () => {
