@@ -3,6 +3,7 @@ import type { CatalogRecord } from '../catalog/catalog.ts';
 import type { InputRecord } from '../connectors/inputs/input-store.ts';
 import type { InputStatus } from '../connectors/inputs/running-inputs.ts';
 import type { TargetStream } from '../connectors/inputs/target-stream.ts';
+import type { SourceTopologyNode } from '../connectors/sources/source-service.ts';
 import { parseQuery } from '../sql/parser/parse.ts';
 import type { StreamDefinition } from '../stream/stream-definition.ts';
 import type { ViewRecord } from '../streaming/catalog-resolver.ts';
@@ -38,15 +39,7 @@ export interface TopologyInput {
 }
 
 /** A source as the graph shows it (from SourceService). */
-export interface TopologySource {
-  id: string;
-  name: string;
-  type: string;
-  db: string;
-  stream: string;
-  status: string;
-  ownership: Actor;
-}
+export type TopologySource = SourceTopologyNode;
 
 export interface TopologyResources {
   streams: readonly CatalogRecord<StreamDefinition>[];

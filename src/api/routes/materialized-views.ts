@@ -5,6 +5,7 @@ import { parseViewQuery, type ViewCatalogRecord } from '../../views/view-store.t
 import { ADMIN, READ } from '../access.ts';
 import { actorOfRequest } from '../auth.ts';
 import type { Services } from '../services.ts';
+import { VIEW_CREATE_PROPERTIES, VIEW_UPDATE_BODY } from './view-body-schemas.ts';
 import { viewResource } from './views.ts';
 
 /** The one node of a single-node Tributary (GET /v1beta2/cluster answers the same id). */
@@ -28,32 +29,11 @@ const createBody = {
     type: 'object',
     required: ['name', 'query'],
     additionalProperties: false,
-    properties: {
-      name: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_]{0,63}$' },
-      query: { type: 'string', minLength: 1 },
-      description: { type: 'string' },
-      target_stream: { type: 'string' },
-      ttl_expression: { type: 'string' },
-      logstore_retention_bytes: { type: 'integer' },
-      logstore_retention_ms: { type: 'integer' },
-    },
+    properties: VIEW_CREATE_PROPERTIES,
   },
 } as const;
 
-const updateBody = {
-  querystring: byDb.querystring,
-  body: {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      description: { type: 'string' },
-      query: { type: 'string', minLength: 1 },
-      ttl_expression: { type: 'string' },
-      logstore_retention_bytes: { type: 'integer' },
-      logstore_retention_ms: { type: 'integer' },
-    },
-  },
-} as const;
+const updateBody = { querystring: byDb.querystring, body: VIEW_UPDATE_BODY } as const;
 
 const transferBody = {
   querystring: withSync.querystring,

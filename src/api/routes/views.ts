@@ -5,8 +5,8 @@ import { ADMIN, READ } from '../access.ts';
 import { actorOfRequest } from '../auth.ts';
 import type { Services } from '../services.ts';
 import { createMaterializedViewFromBody } from './materialized-views.ts';
+import { VIEW_CREATE_PROPERTIES, VIEW_UPDATE_BODY } from './view-body-schemas.ts';
 
-const VIEW_NAME = { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_]{0,63}$' } as const;
 const DB = { type: 'string', minLength: 1 } as const;
 const byDb = { querystring: { type: 'object', properties: { db: DB } } } as const;
 
@@ -16,33 +16,11 @@ const createView = {
     type: 'object',
     required: ['name', 'query'],
     additionalProperties: false,
-    properties: {
-      name: VIEW_NAME,
-      query: { type: 'string', minLength: 1 },
-      description: { type: 'string' },
-      materialized: { type: 'boolean' },
-      target_stream: { type: 'string' },
-      ttl_expression: { type: 'string' },
-      logstore_retention_bytes: { type: 'integer' },
-      logstore_retention_ms: { type: 'integer' },
-    },
+    properties: { ...VIEW_CREATE_PROPERTIES, materialized: { type: 'boolean' } },
   },
 } as const;
 
-const updateView = {
-  querystring: byDb.querystring,
-  body: {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      description: { type: 'string' },
-      query: { type: 'string', minLength: 1 },
-      ttl_expression: { type: 'string' },
-      logstore_retention_bytes: { type: 'integer' },
-      logstore_retention_ms: { type: 'integer' },
-    },
-  },
-} as const;
+const updateView = { querystring: byDb.querystring, body: VIEW_UPDATE_BODY } as const;
 
 interface ViewBody {
   name?: string;

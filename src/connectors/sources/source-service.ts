@@ -41,6 +41,17 @@ export interface SourceInput {
 
 const NAME_RULE = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
+/** A source as the topology graph shows it. */
+export interface SourceTopologyNode {
+  id: string;
+  name: string;
+  type: string;
+  db: string;
+  stream: string;
+  status: string;
+  ownership: Actor;
+}
+
 /**
  * Sources (spec operations 56-62): definitions in the catalog, one runtime per running source
  * writing into its target stream through the normal ingest path, stats per source. Sources marked
@@ -178,15 +189,7 @@ export class SourceService {
   }
 
   /** Every source as the topology shows it. */
-  topology(): Array<{
-    id: string;
-    name: string;
-    type: string;
-    db: string;
-    stream: string;
-    status: string;
-    ownership: Actor;
-  }> {
+  topology(): SourceTopologyNode[] {
     return this.records().map((r) => ({
       id: r.value.id,
       name: r.value.name,
