@@ -15,6 +15,7 @@ import {
   timeZoneOf,
   unwrapType,
 } from './proton-type.ts';
+import { zoneOffsetMs } from './zone-offset.ts';
 
 // ---------------------------------------------------------------- numbers
 
@@ -164,29 +165,10 @@ function pad(n: number, w = 2): string {
   return String(n).padStart(w, '0');
 }
 
-/** The UTC offset of `zone` at the instant `ms`, in minutes. */
+/** The UTC offset of `zone` at the instant `ms`, in minutes (0 for a zone Intl does not know). */
 function zoneOffsetMinutes(ms: number, zone: string): number {
   try {
-    const parts = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    }).formatToParts(new Date(ms));
-    const get = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
-    const asUtc = Date.UTC(
-      get('year'),
-      get('month') - 1,
-      get('day'),
-      get('hour'),
-      get('minute'),
-      get('second'),
-    );
-    return Math.round((asUtc - Math.floor(ms / 1000) * 1000) / 60000);
+    return Math.round(zoneOffsetMs(ms, zone) / 60000);
   } catch {
     return 0;
   }

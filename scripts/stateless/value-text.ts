@@ -10,6 +10,7 @@
 
 import { isLosslessNumber } from 'lossless-json';
 import { type ProtonType, parseProtonType, timeZoneOf } from '../conformance/proton-type.ts';
+import { zoneOffsetMs } from '../conformance/zone-offset.ts';
 
 const NUMERIC = /^(u?int(8|16|32|64|128|256)|float(32|64)|bfloat16|decimal(32|64|128|256)?|interval_\w+)$/;
 
@@ -61,30 +62,6 @@ function scalarText(v: unknown): string {
   return JSON.stringify(v);
 }
 
-const zoneFormats = new Map<string, Intl.DateTimeFormat>();
-
-/** Milliseconds the zone's wall clock is ahead of UTC at the instant `ms`. */
-function offsetAt(ms: number, zone: string): number {
-  let f = zoneFormats.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    zoneFormats.set(zone, f);
-  }
-  const part: Record<string, number> = {};
-  for (const p of f.formatToParts(new Date(ms))) part[p.type] = Number(p.value);
-  const wall = Date.UTC(part.year!, part.month! - 1, part.day!, part.hour!, part.minute!, part.second!);
-  return wall - Math.floor(ms / 1000) * 1000;
-}
-
 /** `Z`, or `+05:30`: the offset of the zone at the wall-clock time `value` (empty if unreadable). */
 export function zoneSuffix(value: string, zone: string): string {
   const m = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)/.exec(value);
@@ -92,7 +69,7 @@ export function zoneSuffix(value: string, zone: string): string {
   const wall = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
   let offset: number;
   try {
-    offset = offsetAt(wall - offsetAt(wall, zone), zone);
+    offset = zoneOffsetMs(wall - zoneOffsetMs(wall, zone), zone);
   } catch {
     return '';
   }
