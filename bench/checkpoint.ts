@@ -21,13 +21,9 @@ import { FileCheckpointStore } from '../src/streaming/checkpoint/file-checkpoint
 import type { CommittedRanges } from '../src/streaming/source-cursor.ts';
 import { storeRanges } from '../src/streaming/store-ranges.ts';
 import { StreamingExecution } from '../src/streaming/streaming-execution.ts';
+import { option } from './bench-args.ts';
 
 const USER = { username: 'admin', role: 'admin' as const };
-
-function option(args: string[], name: string, fallback: string): string {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] !== undefined ? (args[i + 1] as string) : fallback;
-}
 
 /** Reveals the next boundary each time a step's read of the stream ends. */
 class SteppingRanges implements CommittedRanges {

@@ -26,18 +26,9 @@ import { Tributary } from '../src/cli/tributary.ts';
 import { DEFAULTS } from '../src/config/config.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import type { RowsPlan } from '../src/queries/execution.ts';
+import { option, percentile } from './bench-args.ts';
 
 const STREAM = 'fan';
-
-function option(args: string[], name: string, fallback: string): string {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] !== undefined ? (args[i + 1] as string) : fallback;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
-}
 
 interface LoadResult {
   offered: number;

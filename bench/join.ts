@@ -24,6 +24,7 @@ import { Tributary } from '../src/cli/tributary.ts';
 import { DEFAULTS } from '../src/config/config.ts';
 import type { Engine } from '../src/engine/engine.ts';
 import { silentLogger } from '../src/log/logger.ts';
+import { option } from './bench-args.ts';
 
 const PASSWORD = 'bench-password';
 const AUTH = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`;
@@ -33,11 +34,6 @@ interface Options {
   rate: number;
   keys: number;
   cases: string[];
-}
-
-function option(args: string[], name: string, fallback: string): string {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] !== undefined ? (args[i + 1] as string) : fallback;
 }
 
 const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '-');

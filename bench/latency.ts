@@ -33,6 +33,7 @@ import { Tributary } from '../src/cli/tributary.ts';
 import { DEFAULTS } from '../src/config/config.ts';
 import type { Engine } from '../src/engine/engine.ts';
 import { silentLogger } from '../src/log/logger.ts';
+import { option } from './bench-args.ts';
 
 const PASSWORD = 'bench-password';
 const AUTH = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`;
@@ -66,11 +67,6 @@ interface Options {
   batchMs: number;
   concurrency: number;
   only: string;
-}
-
-function option(args: string[], name: string, fallback: string): string {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] !== undefined ? (args[i + 1] as string) : fallback;
 }
 
 function percentile(sorted: ArrayLike<number>, p: number): number {

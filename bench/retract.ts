@@ -13,11 +13,7 @@ import type { SelectQuery } from '../src/sql/ast/query.ts';
 import { parseQuery } from '../src/sql/parser/parse.ts';
 import { splitAggregation } from '../src/streaming/aggregate-split.ts';
 import { retractNetRows } from '../src/streaming/retracting-input.ts';
-
-function option(args: string[], name: string, fallback: string): string {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] !== undefined ? (args[i + 1] as string) : fallback;
-}
+import { option } from './bench-args.ts';
 
 export default async function main(args: string[]): Promise<void> {
   const rows = Number(option(args, 'rows', '1000000'));

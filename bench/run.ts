@@ -5,7 +5,7 @@ import { existsSync, readdirSync } from 'node:fs';
 const [name, ...args] = process.argv.slice(2);
 const here = new URL('.', import.meta.url);
 const available = readdirSync(here)
-  .filter((f) => f.endsWith('.ts') && f !== 'run.ts')
+  .filter((f) => f.endsWith('.ts') && f !== 'run.ts' && f !== 'bench-args.ts')
   .map((f) => f.slice(0, -3));
 if (!name || !existsSync(new URL(`${name}.ts`, here))) {
   console.error(`usage: npm run bench -- <name>; available: ${available.join(', ') || '(none)'}`);

@@ -14,11 +14,7 @@ import { quoteString } from '../src/engine/settings-clause.ts';
 import { parseStatement } from '../src/sql/parser/parse.ts';
 import type { TableResolver } from '../src/sql/translator/resolver.ts';
 import { translate } from '../src/sql/translator/translate.ts';
-
-function option(args: string[], name: string, fallback: string): string {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] !== undefined ? (args[i + 1] as string) : fallback;
-}
+import { option } from './bench-args.ts';
 
 function corpus(dir: string): string[] {
   const out = new Set<string>();

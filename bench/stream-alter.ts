@@ -12,11 +12,7 @@ import { join } from 'node:path';
 import { Tributary } from '../src/cli/tributary.ts';
 import { DEFAULTS } from '../src/config/config.ts';
 import { silentLogger } from '../src/log/logger.ts';
-
-function option(args: string[], name: string, fallback: string): string {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] !== undefined ? (args[i + 1] as string) : fallback;
-}
+import { option } from './bench-args.ts';
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 
