@@ -63,7 +63,9 @@ export class RandomGenerator {
     this.generated = 0;
     this.timer = setInterval(() => void this.tick(), this.settings.intervalTimeMs);
     this.timer.unref?.();
-    void this.tick();
+    // The first batch is due at the start instant itself: exactly one interval's worth, even when
+    // the clock ticks between setting startedAt and this call.
+    void this.tick(this.startedAt);
   }
 
   /** Rows due now: one interval ahead of the time elapsed, so a batch is ready as the interval starts. */
@@ -81,9 +83,9 @@ export class RandomGenerator {
     return due;
   }
 
-  private async tick(): Promise<void> {
+  private async tick(now = Date.now()): Promise<void> {
     if (this.busy || !this.timer) return;
-    const count = this.due(Date.now());
+    const count = this.due(now);
     if (count <= 0) return;
     this.busy = true;
     const { db, name } = this.definition;
