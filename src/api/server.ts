@@ -14,6 +14,7 @@ import { materializedViewRoutes } from './routes/materialized-views.ts';
 import { pipelineRoutes } from './routes/pipelines.ts';
 import { queryRoutes } from './routes/queries.ts';
 import { savedQueryRoutes } from './routes/saved-queries.ts';
+import { sinkRoutes } from './routes/sinks.ts';
 import { sourceRoutes } from './routes/sources.ts';
 import { sqlToolRoutes } from './routes/sql-tools.ts';
 import { streamRoutes } from './routes/streams.ts';
@@ -78,6 +79,7 @@ export function buildServer(services: Services): FastifyInstance {
       savedQueryRoutes(api, services);
       pipelineRoutes(api, services);
       sourceRoutes(api, services);
+      sinkRoutes(api, services);
     },
     { prefix: API_PREFIX },
   );

@@ -6,6 +6,7 @@ import type { UserStore } from '../catalog/user-store.ts';
 import type { WorkspaceStore } from '../catalog/workspace-store.ts';
 import type { Config } from '../config/config.ts';
 import type { InputService } from '../connectors/inputs/input-service.ts';
+import type { SinkService } from '../connectors/sinks/sink-service.ts';
 import type { SourceService } from '../connectors/sources/source-service.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { LicenseStore } from '../license/license-store.ts';
@@ -54,6 +55,8 @@ export interface Services {
   sharedReads?: SharedStepReads;
   /** Sources (stream_generator, ...): definitions, runtimes, stats. */
   sources?: SourceService;
+  /** Sinks (http, slack): definitions, delivery pipelines, stats. */
+  sinks?: SinkService;
   /** Random streams (CREATE RANDOM STREAM): settings and generators. */
   randoms?: RandomStreams;
   /** When the server started (epoch milliseconds). */

@@ -3,6 +3,7 @@ import type { CatalogRecord } from '../catalog/catalog.ts';
 import type { InputRecord } from '../connectors/inputs/input-store.ts';
 import type { InputStatus } from '../connectors/inputs/running-inputs.ts';
 import type { TargetStream } from '../connectors/inputs/target-stream.ts';
+import type { SinkTopologyNode } from '../connectors/sinks/sink-service.ts';
 import type { SourceTopologyNode } from '../connectors/sources/source-service.ts';
 import { parseQuery } from '../sql/parser/parse.ts';
 import type { StreamDefinition } from '../stream/stream-definition.ts';
@@ -22,7 +23,7 @@ export interface TopologyNode {
   db: string;
   id: string;
   name: string;
-  type: 'stream' | 'random_stream' | 'view' | 'materialized_view' | 'input' | 'source';
+  type: 'stream' | 'random_stream' | 'view' | 'materialized_view' | 'input' | 'source' | 'sink' | 'external_stream';
   ownership: Actor;
   properties: Record<string, unknown>;
 }
@@ -49,14 +50,18 @@ export interface TopologyResources {
   /** Catalog kind `view` (materialized ones have `materialized: true`) and `materialized_view`. */
   views: readonly CatalogRecord<Partial<ViewRecord>>[];
   inputs: readonly TopologyInput[];
+  /** Sinks (from SinkService): edges from what their query reads. */
+  sinks?: readonly SinkTopologyNode[];
+  /** External streams (from ExternalStreams): written by materialized views INTO them. */
+  externalStreams?: readonly { db: string; name: string; type: string; ownership: Actor }[];
 }
 
 /**
  * Node ids: `stream:db.name` (random streams too), `view:db.name`, `materialized_view:db.name`,
- * `input:name`, `source:<id>`.
+ * `input:name`, `source:<id>`, `sink:<id>`, `external_stream:db.name`.
  */
 export function nodeId(type: TopologyNode['type'], db: string, name: string): string {
-  if (type === 'input' || type === 'source') return `${type}:${name}`;
+  if (type === 'input' || type === 'source' || type === 'sink') return `${type}:${name}`;
   return `${type === 'random_stream' ? 'stream' : type}:${db}.${name}`;
 }
 
@@ -87,6 +92,13 @@ export function buildTopology(resources: TopologyResources, db?: string): Topolo
       ownership: r.audit.created_by,
       properties: { mode: s.mode, storage_type: s.storageType, description: s.description },
     });
+  }
+
+  for (const x of resources.externalStreams ?? []) {
+    if (!inDb(x.db)) continue;
+    const id = nodeId('external_stream', x.db, x.name);
+    tables.set(`${x.db}.${x.name}`, id);
+    nodes.push({ db: x.db, id, name: x.name, type: 'external_stream', ownership: x.ownership, properties: { type: x.type } });
   }
 
   const views: { id: string; db: string; name: string; view: Partial<ViewRecord> }[] = [];
@@ -165,6 +177,20 @@ export function buildTopology(resources: TopologyResources, db?: string): Topolo
       properties: { source_type: src.type, target_stream: src.stream, status: src.status },
     });
     link(id, tables.get(`${src.db}.${src.stream}`), 'from');
+  }
+
+  for (const sink of resources.sinks ?? []) {
+    if (!inDb(sink.db)) continue;
+    const id = nodeId('sink', sink.db, sink.id);
+    nodes.push({
+      db: sink.db,
+      id,
+      name: sink.name,
+      type: 'sink',
+      ownership: sink.ownership,
+      properties: { sink_type: sink.type, status: sink.status },
+    });
+    for (const key of sink.reads) link(tables.get(key), id, 'to');
   }
   return { nodes, edges, dependencies };
 }

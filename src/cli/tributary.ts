@@ -15,6 +15,7 @@ import { WorkspaceStore } from '../catalog/workspace-store.ts';
 import type { Config } from '../config/config.ts';
 import { InputService } from '../connectors/inputs/input-service.ts';
 import { RunningInputs } from '../connectors/inputs/running-inputs.ts';
+import { SinkService } from '../connectors/sinks/sink-service.ts';
 import { SourceService } from '../connectors/sources/source-service.ts';
 import { ChdbEngine } from '../engine/chdb-engine.ts';
 import { parsePublicKeys } from '../license/license-keys.ts';
@@ -93,6 +94,7 @@ export class Tributary {
     }
     let inputs: InputService | undefined;
     let sources: SourceService | undefined;
+    let sinks: SinkService | undefined;
     try {
       const catalog = await EngineCatalog.open(engine);
       await resetStreamingState(engine);
@@ -129,6 +131,15 @@ export class Tributary {
         dataDir: config.dataDir,
         ...(tuning.mvRetry ? { mvRetry: tuning.mvRetry } : {}),
       });
+      sinks = new SinkService({
+        engine,
+        catalog,
+        plan: (sql) => built.planner.plan(sql, { user: { username: 'system', role: 'admin' } }),
+        defaultDatabase: 'default',
+        dataDir: config.dataDir,
+        logger,
+        ...(tuning.mvRetry ? { retry: tuning.mvRetry } : {}),
+      });
       const services: Services = {
         config,
         logger,
@@ -149,6 +160,7 @@ export class Tributary {
         sharedReads: built.sharedReads,
         randoms: built.randoms,
         sources,
+        sinks,
         queries: new QueryRegistry(),
         streams,
         inputs,
@@ -161,8 +173,10 @@ export class Tributary {
       // Every materialized view starts (paused ones stay paused).
       built.mvs.startAll();
       sources.restore();
+      sinks.restore();
       return new Tributary(services, api, initialAdmin, unlock);
     } catch (e) {
+      await sinks?.close();
       await sources?.close();
       await inputs?.close();
       await engine.close();
@@ -189,6 +203,7 @@ export class Tributary {
     if (this.closed) return;
     this.closed = true;
     await this.services.queries.closeAll();
+    await this.services.sinks?.close();
     await this.services.mvs.close();
     this.services.randoms?.close();
     await this.services.sources?.close();

@@ -390,6 +390,32 @@ export const ERRORS = {
     message: 'Source {name} is running; stop it before changing it',
   },
 
+  // --- sinks and external streams (1081x) ---
+  SINK_BAD_PROPERTY: {
+    code: 10811,
+    status: 400,
+    system: 'connector',
+    message: 'Sink property {property}: {detail}',
+  },
+  EXTERNAL_STREAM_BAD_SETTING: {
+    code: 10812,
+    status: 400,
+    system: 'connector',
+    message: 'External stream setting {setting}: {detail}',
+  },
+  EXTERNAL_STREAM_WRITE_ONLY: {
+    code: 10813,
+    status: 400,
+    system: 'connector',
+    message: 'External stream {name} of type {type} can only be written to: {detail}',
+  },
+  DELIVERY_FAILED: {
+    code: 10814,
+    status: 502,
+    system: 'connector',
+    message: 'Delivery to {target} failed: {detail}',
+  },
+
   // --- engine and server (109xx) ---
   ENGINE_UNAVAILABLE: {
     code: 10901,
