@@ -23,7 +23,15 @@ export interface TopologyNode {
   db: string;
   id: string;
   name: string;
-  type: 'stream' | 'random_stream' | 'view' | 'materialized_view' | 'input' | 'source' | 'sink' | 'external_stream';
+  type:
+    | 'stream'
+    | 'random_stream'
+    | 'view'
+    | 'materialized_view'
+    | 'input'
+    | 'source'
+    | 'sink'
+    | 'external_stream';
   ownership: Actor;
   properties: Record<string, unknown>;
 }
@@ -98,7 +106,14 @@ export function buildTopology(resources: TopologyResources, db?: string): Topolo
     if (!inDb(x.db)) continue;
     const id = nodeId('external_stream', x.db, x.name);
     tables.set(`${x.db}.${x.name}`, id);
-    nodes.push({ db: x.db, id, name: x.name, type: 'external_stream', ownership: x.ownership, properties: { type: x.type } });
+    nodes.push({
+      db: x.db,
+      id,
+      name: x.name,
+      type: 'external_stream',
+      ownership: x.ownership,
+      properties: { type: x.type },
+    });
   }
 
   const views: { id: string; db: string; name: string; view: Partial<ViewRecord> }[] = [];

@@ -48,20 +48,28 @@ export function sinkRoutes(app: FastifyInstance, s: Services): void {
   app.get('/v1beta2/sinks/:id', { schema: { params: byId }, config: READ }, async (request) =>
     sinks().get(id(request)),
   );
-  app.patch('/v1beta2/sinks/:id', { schema: { params: byId, body: patchBody }, config: ADMIN }, async (request) =>
-    sinks().update(id(request), request.body as SinkInput, actorOfRequest(request), false),
+  app.patch(
+    '/v1beta2/sinks/:id',
+    { schema: { params: byId, body: patchBody }, config: ADMIN },
+    async (request) => sinks().update(id(request), request.body as SinkInput, actorOfRequest(request), false),
   );
-  app.put('/v1beta2/sinks/:id', { schema: { params: byId, body: createBody }, config: ADMIN }, async (request) =>
-    sinks().update(id(request), request.body as SinkInput, actorOfRequest(request), true),
+  app.put(
+    '/v1beta2/sinks/:id',
+    { schema: { params: byId, body: createBody }, config: ADMIN },
+    async (request) => sinks().update(id(request), request.body as SinkInput, actorOfRequest(request), true),
   );
   app.delete('/v1beta2/sinks/:id', { schema: { params: byId }, config: ADMIN }, async (request, reply) => {
     await sinks().delete(id(request));
     return reply.status(204).send();
   });
-  app.post('/v1beta2/sinks/:id/start', { schema: { params: byId }, config: ADMIN }, async (request, reply) => {
-    await sinks().start(id(request), actorOfRequest(request));
-    return reply.status(204).send();
-  });
+  app.post(
+    '/v1beta2/sinks/:id/start',
+    { schema: { params: byId }, config: ADMIN },
+    async (request, reply) => {
+      await sinks().start(id(request), actorOfRequest(request));
+      return reply.status(204).send();
+    },
+  );
   app.post('/v1beta2/sinks/:id/stop', { schema: { params: byId }, config: ADMIN }, async (request, reply) => {
     await sinks().stop(id(request), actorOfRequest(request));
     return reply.status(204).send();

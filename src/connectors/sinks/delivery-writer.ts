@@ -79,7 +79,9 @@ export class DeliveryWriter implements ResultSink {
       const mark = tag ? await this.o.mark?.load() : undefined;
       const n = this.untagged++;
       for (let b = 0, i = 0; i < data.length; b++, i += size) {
-        const position: DeliveryPosition | undefined = tag ? { seq: tag.seq, part: tag.part, batch: b } : undefined;
+        const position: DeliveryPosition | undefined = tag
+          ? { seq: tag.seq, part: tag.part, batch: b }
+          : undefined;
         if (position && !positionAfter(position, mark)) continue;
         const key = position
           ? `${this.o.owner}-${position.seq}-${position.part}-${b}`
@@ -102,7 +104,7 @@ export class DeliveryWriter implements ResultSink {
       this.throwIfStopped();
       try {
         this.lastSentAt = Date.now();
-        await sendRequest(request, this.stop.signal);
+        await sendRequest(request);
         this.o.stats?.recordSuccess(rows.length, Buffer.byteLength(request.body));
         this.counters.rows += rows.length;
         this.counters.writes++;
@@ -110,13 +112,17 @@ export class DeliveryWriter implements ResultSink {
         this.lastError = undefined;
         return;
       } catch (e) {
-        this.throwIfStopped();
         failures++;
         const message = e instanceof Error ? e.message : String(e);
         this.o.stats?.recordFailure(rows.length, message);
         this.lastError = { message, at: Date.now() };
         if (this.o.maxAttempts !== undefined && failures >= this.o.maxAttempts) throw e;
-        const wait = retryWait(failures, backoff, e instanceof DeliveryAttemptError ? e.retryAfterMs : undefined);
+        this.throwIfStopped();
+        const wait = retryWait(
+          failures,
+          backoff,
+          e instanceof DeliveryAttemptError ? e.retryAfterMs : undefined,
+        );
         this.o.logger?.warn(
           { delivery: this.o.delivery.describe, key, retryInMs: wait, err: message },
           'delivery failed; it will be retried',

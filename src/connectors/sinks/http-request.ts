@@ -32,15 +32,16 @@ export function retryAfterMs(value: string | null, now = Date.now()): number | u
 /**
  * Send one request (Node's fetch). A 2xx answer is success; anything else, a network error or the
  * timeout is a DeliveryAttemptError (the caller retries). The answer body is read and dropped so
- * the connection can be reused; only its first 200 characters go into the error message.
+ * the connection can be reused; only its first 200 characters go into the error message. A request
+ * in flight is not cut short when its owner stops: its answer decides whether the batch was taken
+ * (bounded by the timeout), so a stop does not turn a delivered batch into a resend.
  */
-export async function sendRequest(r: DeliveryRequest, stop: AbortSignal): Promise<void> {
-  const signal = AbortSignal.any([stop, AbortSignal.timeout(r.timeoutMs)]);
+export async function sendRequest(r: DeliveryRequest): Promise<void> {
+  const signal = AbortSignal.timeout(r.timeoutMs);
   let response: Response;
   try {
     response = await fetch(r.url, { method: r.method, headers: r.headers, body: r.body, signal });
   } catch (e) {
-    if (stop.aborted) throw e;
     const cause = (e as { cause?: { code?: string; message?: string } }).cause;
     const why =
       (e as Error).name === 'TimeoutError'
@@ -65,7 +66,8 @@ export function redactUrl(url: string): string {
     u.password = '';
     if (u.search) u.search = '?…';
     // Slack-style webhooks carry their secret in the path: keep only its first segment.
-    if (/hooks\.slack\.com$/i.test(u.hostname)) u.pathname = `${u.pathname.split('/').slice(0, 2).join('/')}/…`;
+    if (/hooks\.slack\.com$/i.test(u.hostname))
+      u.pathname = `${u.pathname.split('/').slice(0, 2).join('/')}/…`;
     return u.toString();
   } catch {
     return '(invalid url)';

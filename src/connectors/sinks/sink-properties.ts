@@ -36,16 +36,29 @@ const HTTP_KEYS = [
   'retry_backoff_ms',
   'retry_backoff_max_ms',
 ];
-const SLACK_KEYS = ['url', 'messages', 'timeout_ms', 'min_interval_ms', 'retry_backoff_ms', 'retry_backoff_max_ms'];
+const SLACK_KEYS = [
+  'url',
+  'messages',
+  'timeout_ms',
+  'min_interval_ms',
+  'retry_backoff_ms',
+  'retry_backoff_max_ms',
+];
 
 /** Check a sink's properties (a 400 naming the first wrong one) and build its delivery. */
 export function sinkDelivery(type: SinkType, properties: unknown): SinkDelivery {
-  if (properties === undefined || typeof properties !== 'object' || properties === null || Array.isArray(properties))
+  if (
+    properties === undefined ||
+    typeof properties !== 'object' ||
+    properties === null ||
+    Array.isArray(properties)
+  )
     throw bad('properties', 'expected an object');
   const p = properties as Record<string, unknown>;
   const known = type === 'http' ? HTTP_KEYS : SLACK_KEYS;
   for (const k of Object.keys(p))
-    if (!known.includes(k)) throw bad(`properties.${k}`, `unknown property of a ${type} sink (known: ${known.join(', ')})`);
+    if (!known.includes(k))
+      throw bad(`properties.${k}`, `unknown property of a ${type} sink (known: ${known.join(', ')})`);
   const url = httpUrl(p.url, 'properties.url');
   const timeoutMs = int(p.timeout_ms, 'properties.timeout_ms', 10_000, 1, 600_000);
   const backoff: RetryBackoff = {
@@ -117,7 +130,8 @@ export function maskedProperties(properties: Record<string, unknown>): Record<st
 }
 
 export function httpUrl(v: unknown, property: string): string {
-  if (typeof v !== 'string' || v.length === 0) throw bad(property, 'required: the receiver’s http:// or https:// URL');
+  if (typeof v !== 'string' || v.length === 0)
+    throw bad(property, 'required: the receiver’s http:// or https:// URL');
   let u: URL;
   try {
     u = new URL(v);
@@ -144,11 +158,13 @@ function int(v: unknown, property: string, dflt: number, min: number, max: numbe
 
 function headerMap(v: unknown, property: string): Record<string, string> {
   if (v === undefined || v === null) return {};
-  if (typeof v !== 'object' || Array.isArray(v)) throw bad(property, 'expected an object of header names to string values');
+  if (typeof v !== 'object' || Array.isArray(v))
+    throw bad(property, 'expected an object of header names to string values');
   const out: Record<string, string> = {};
   for (const [k, value] of Object.entries(v as Record<string, unknown>)) {
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(k)) throw bad(`${property}.${k}`, 'not a valid header name');
-    if (typeof value !== 'string') throw bad(`${property}.${k}`, `expected a string; got ${JSON.stringify(value)}`);
+    if (typeof value !== 'string')
+      throw bad(`${property}.${k}`, `expected a string; got ${JSON.stringify(value)}`);
     out[k] = value;
   }
   return out;

@@ -12,7 +12,11 @@ import { FileCheckpointStore } from '../../streaming/checkpoint/file-checkpoint-
 import { durabilityRefusal } from '../../streaming/durability-refusal.ts';
 import { StreamingExecution } from '../../streaming/streaming-execution.ts';
 import { tableReferences } from '../../streaming/view-references.ts';
-import { DEFAULT_RETRY, MaterializedViewRunner, type RetryPolicy } from '../../views/materialized-view-runner.ts';
+import {
+  DEFAULT_RETRY,
+  MaterializedViewRunner,
+  type RetryPolicy,
+} from '../../views/materialized-view-runner.ts';
 import { PauseGate } from '../../views/pause-gate.ts';
 import { parseDuration } from '../sources/source-properties.ts';
 import { SourceStats } from '../sources/source-stats.ts';
@@ -100,8 +104,13 @@ export class SinkService {
     const def = await this.check(input, randomUUID());
     if (this.records().some((r) => r.value.name === def.name))
       throw err('RESOURCE_ALREADY_EXISTS', { kind: 'Sink', name: def.name });
-    const record = await this.deps.catalog.create<SinkDefinition>(SINK_KIND, def.id, { ...def, running: true }, actor);
-    this.startSink(record.value);
+    const record = await this.deps.catalog.create<SinkDefinition>(
+      SINK_KIND,
+      def.id,
+      { ...def, running: true },
+      actor,
+    );
+    await this.startSink(record.value);
     return this.get(def.id);
   }
 
@@ -110,7 +119,12 @@ export class SinkService {
    * (the create body). The pipeline restarts; it keeps its checkpoint unless the query changed
    * (a new query starts from the latest rows, as a new sink would).
    */
-  async update(id: string, input: SinkInput, actor: Actor, replace: boolean): Promise<Record<string, unknown>> {
+  async update(
+    id: string,
+    input: SinkInput,
+    actor: Actor,
+    replace: boolean,
+  ): Promise<Record<string, unknown>> {
     const current = this.require(id).value;
     const merged: SinkInput = replace
       ? input
@@ -127,8 +141,13 @@ export class SinkService {
     const wasRunning = this.running.has(id) || current.running;
     await this.stopSink(id);
     if (def.query !== current.query) await this.forgetProgress(id);
-    const record = await this.deps.catalog.update<SinkDefinition>(SINK_KIND, id, { ...def, running: wasRunning }, actor);
-    if (wasRunning) this.startSink(record.value);
+    const record = await this.deps.catalog.update<SinkDefinition>(
+      SINK_KIND,
+      id,
+      { ...def, running: wasRunning },
+      actor,
+    );
+    if (wasRunning) await this.startSink(record.value);
     return this.get(id);
   }
 
@@ -143,8 +162,13 @@ export class SinkService {
   /** Start again from where it stopped (its checkpoint). */
   async start(id: string, actor: Actor): Promise<void> {
     const def = this.require(id).value;
-    const record = await this.deps.catalog.put<SinkDefinition>(SINK_KIND, id, { ...def, running: true }, actor);
-    this.startSink(record.value);
+    const record = await this.deps.catalog.put<SinkDefinition>(
+      SINK_KIND,
+      id,
+      { ...def, running: true },
+      actor,
+    );
+    await this.startSink(record.value);
   }
 
   /** Stop sending and stop the underlying view; its checkpoint and delivered mark stay. */
@@ -182,7 +206,7 @@ export class SinkService {
 
   /** Sinks marked running start again with the server. */
   restore(): void {
-    for (const r of this.records()) if (r.value.running) this.startSink(r.value);
+    for (const r of this.records()) if (r.value.running) void this.startSink(r.value);
   }
 
   async close(): Promise<void> {
@@ -232,7 +256,10 @@ export class SinkService {
       });
     const type = checkSinkType(input.type);
     if (typeof input.query !== 'string' || input.query.trim().length === 0)
-      throw err('SINK_BAD_PROPERTY', { property: 'query', detail: 'the streaming SELECT whose results the sink sends is required' });
+      throw err('SINK_BAD_PROPERTY', {
+        property: 'query',
+        detail: 'the streaming SELECT whose results the sink sends is required',
+      });
     const made = sinkDelivery(type, input.properties ?? {});
     const header = await this.streamingHeader(input.query);
     const names = new Set(header.map((c) => c.name));
@@ -261,7 +288,10 @@ export class SinkService {
       plan = await this.deps.plan(sql);
     } catch (e) {
       if (isTributaryError(e)) throw e;
-      throw err('SINK_BAD_PROPERTY', { property: 'query', detail: e instanceof Error ? e.message : String(e) });
+      throw err('SINK_BAD_PROPERTY', {
+        property: 'query',
+        detail: e instanceof Error ? e.message : String(e),
+      });
     }
     if (plan.kind !== 'rows' || !plan.streaming) {
       if (plan.kind === 'rows') await plan.dispose?.();
@@ -299,7 +329,11 @@ export class SinkService {
     await this.mark(id)?.destroy();
   }
 
-  private startSink(def: SinkDefinition): void {
+  /**
+   * Start the sink's pipeline; resolves once its query is planned and running (rows committed from
+   * then on are delivered), or has failed (it retries with backoff).
+   */
+  private async startSink(def: SinkDefinition): Promise<void> {
     if (this.closed || this.running.has(def.id)) return;
     const stats = this.stats.get(def.id) ?? new SourceStats();
     this.stats.set(def.id, stats);
@@ -336,6 +370,7 @@ export class SinkService {
     });
     this.running.set(def.id, { runner, writer, startedAt: Date.now() });
     runner.start();
+    await runner.settledAfterResume();
   }
 
   private async stopSink(id: string): Promise<void> {

@@ -24,7 +24,13 @@ export interface SinkStatsBody extends SourceStatsBody {
  */
 export function sinkStatsBody(
   base: SourceStatsBody,
-  extra: { status: string; message: string; startedAt: number | undefined; lastWriteAt: number; lagging: number },
+  extra: {
+    status: string;
+    message: string;
+    startedAt: number | undefined;
+    lastWriteAt: number;
+    lagging: number;
+  },
 ): SinkStatsBody {
   const bytes = base.throughput.reduce((s, t) => s + t.value * 60, 0);
   return {
