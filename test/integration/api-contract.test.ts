@@ -51,16 +51,7 @@ const NOT_IMPLEMENTED: readonly string[] = [
   'DELETE /v1beta2/schemas/{name}',
   'GET /v1beta2/schemas/{name}',
   'PUT /v1beta2/schemas/{name}',
-  'GET /v1beta2/sinks',
-  'POST /v1beta2/sinks',
-  'DELETE /v1beta2/sinks/{id}',
-  'GET /v1beta2/sinks/{id}',
-  'PATCH /v1beta2/sinks/{id}',
-  'PUT /v1beta2/sinks/{id}',
   'GET /v1beta2/sinks/{id}/logs',
-  'POST /v1beta2/sinks/{id}/start',
-  'GET /v1beta2/sinks/{id}/stats',
-  'POST /v1beta2/sinks/{id}/stop',
   'GET /v1beta2/sources/{id}/logs',
   // Implemented, but a source runs from its creation and only a stopped one may change (409):
   // test/integration/sources-stream-generator.test.ts stops it first.
@@ -210,6 +201,13 @@ const REQUESTS: Record<string, { body?: unknown; contentType?: string; query?: s
   'POST /v1beta2/materialized_views/{name}/transfer': { body: { from: 1, shard: 0, to: 1 } },
   'POST /v1beta2/sources': {
     body: { type: 'stream_generator', stream: 'contract_source_target', properties: { template: 'iot' } },
+  },
+  // Sinks read the stream the suite creates first; the receiver's port is closed (it retries).
+  'POST /v1beta2/sinks': {
+    body: { type: 'http', query: 'SELECT a FROM contract_source', properties: { url: 'http://127.0.0.1:9/' } },
+  },
+  'PUT /v1beta2/sinks/{id}': {
+    body: { type: 'http', query: 'SELECT a FROM contract_source', properties: { url: 'http://127.0.0.1:9/' } },
   },
   'POST /v1beta2/source/preview': { body: { type: 'stream_generator', properties: { template: 'iot' } } },
 };

@@ -154,7 +154,7 @@ test('an http sink delivers every row once, in batches, with headers and idempot
     stats.body,
   );
   assert.ok(s.throughput.length > 0);
-  assert.equal(s.status, 'running');
+  assert.equal(s.status, 'ExecutingPipeline');
 
   // Topology: the sink with an edge from the stream it reads.
   const topo = (await h.call('GET', '/v1beta2/topology')).json() as {

@@ -186,7 +186,7 @@ export class SinkService {
     const base = (this.stats.get(id) ?? new SourceStats()).snapshot(metrics, errors);
     const lag = r?.runner.current?.progress().sources ?? [];
     return sinkStatsBody(base, {
-      status: this.status(def),
+      status: r ? r.runner.status : 'Suspended',
       message: this.message(id),
       startedAt: r?.startedAt,
       lastWriteAt: r?.writer.counters.lastWriteAt ?? 0,

@@ -12,7 +12,7 @@ export interface SinkStatsBody extends SourceStatsBody {
   historical_data_bytes: number;
   streaming_data_bytes: number;
   memory: number;
-  leader_node: string;
+  leader_node: number;
   nodes: unknown[];
 }
 
@@ -20,7 +20,8 @@ export interface SinkStatsBody extends SourceStatsBody {
  * A sink's stats: `success_count` rows the receiver acknowledged, `failure_count` rows of failed
  * attempts (a batch failing three times before it goes through counts three times), throughput in
  * bytes per second per minute within `metrics_time_range`, errors within `error_log_time_range`,
- * `lagging` rows its sources have committed that its query has not processed.
+ * `lagging` rows its sources have committed that its query has not processed, `status` the status
+ * of its underlying materialized view (`Suspended` while the sink is stopped; single node: leader 1).
  */
 export function sinkStatsBody(
   base: SourceStatsBody,
@@ -45,7 +46,7 @@ export function sinkStatsBody(
     historical_data_bytes: 0,
     streaming_data_bytes: Math.round(bytes),
     memory: 0,
-    leader_node: '',
+    leader_node: 1,
     nodes: [],
   };
 }
