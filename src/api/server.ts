@@ -8,6 +8,7 @@ import { BODY_LIMIT, PATH_SEGMENT_LIMIT } from './request-limits.ts';
 import { clusterRoutes } from './routes/cluster.ts';
 import { dashboardRoutes } from './routes/dashboards.ts';
 import { execRoutes } from './routes/exec.ts';
+import { externalStreamRoutes } from './routes/external-streams.ts';
 import { infoRoutes } from './routes/info.ts';
 import { licenseRoutes } from './routes/licenses.ts';
 import { materializedViewRoutes } from './routes/materialized-views.ts';
@@ -80,6 +81,7 @@ export function buildServer(services: Services): FastifyInstance {
       pipelineRoutes(api, services);
       sourceRoutes(api, services);
       sinkRoutes(api, services);
+      externalStreamRoutes(api, services);
     },
     { prefix: API_PREFIX },
   );

@@ -9,6 +9,7 @@ import type { InputService } from '../connectors/inputs/input-service.ts';
 import type { SinkService } from '../connectors/sinks/sink-service.ts';
 import type { SourceService } from '../connectors/sources/source-service.ts';
 import type { Engine } from '../engine/engine.ts';
+import type { ExternalStreams } from '../external/streams/external-streams.ts';
 import type { LicenseStore } from '../license/license-store.ts';
 import type { Logger } from '../log/logger.ts';
 import type { QueryPlanner } from '../queries/execution.ts';
@@ -55,6 +56,8 @@ export interface Services {
   sharedReads?: SharedStepReads;
   /** Sources (stream_generator, ...): definitions, runtimes, stats. */
   sources?: SourceService;
+  /** External streams (CREATE EXTERNAL STREAM): records, settings, writers. */
+  externals?: ExternalStreams;
   /** Sinks (http, slack): definitions, delivery pipelines, stats. */
   sinks?: SinkService;
   /** Random streams (CREATE RANDOM STREAM): settings and generators. */

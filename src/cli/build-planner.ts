@@ -10,6 +10,15 @@ import { guardDatabaseDrop, guardStreamDrop } from '../connectors/inputs/stream-
 import type { SourceService } from '../connectors/sources/source-service.ts';
 import type { Engine } from '../engine/engine.ts';
 import { err } from '../errors/tributary-error.ts';
+import {
+  createExternalStreamHandler,
+  dropExternalStreamHandler,
+  insertIntoExternalHandler,
+  refuseWriteOnlyReads,
+  showCreateExternalStreamHandler,
+  showExternalStreamsHandler,
+} from '../external/streams/external-stream-statements.ts';
+import { ExternalStreams } from '../external/streams/external-streams.ts';
 import type { Logger } from '../log/logger.ts';
 import { SqlQueryPlanner } from '../queries/sql-planner.ts';
 import type { StatementHandler } from '../queries/statement-handler.ts';
@@ -109,6 +118,7 @@ export function buildPlanner(deps: PlannerDeps): {
   mvs: MaterializedViews;
   sharedReads: SharedStepReads;
   randoms: RandomStreams;
+  externals: ExternalStreams;
 } {
   const resolver = new CatalogResolver(deps.catalog, deps.streams, DEFAULT_DATABASE);
   const sharedReads = new SharedStepReads();
@@ -128,8 +138,24 @@ export function buildPlanner(deps: PlannerDeps): {
       ranges,
       streamDefinition: (resolved, db, name) => resolver.streamDefinition(resolved, db, name),
     });
-  const select = (query: Query, ctx: Parameters<ReturnType<typeof selectHandler>>[1]) =>
-    selectWith(query.kind === 'Select' ? maxEventsOf(query.settings) : undefined)(query, ctx);
+  // External streams (src/external/streams): the views and MVs that guard their names come below.
+  let mvsLater: MaterializedViews | undefined;
+  let viewsLater: ViewStore | undefined;
+  const externals = new ExternalStreams({
+    catalog: deps.catalog,
+    streams: deps.streams,
+    defaultDatabase: DEFAULT_DATABASE,
+    nameTaken: (db, name) => viewsLater?.get(db, name) !== undefined,
+    writersOf: (db, name) =>
+      (mvsLater?.list(db) ?? []).filter((r) => r.value.target_stream === name).map((r) => r.key),
+    ...(deps.dataDir ? { dataDir: deps.dataDir } : {}),
+    ...(deps.logger ? { logger: deps.logger } : {}),
+  });
+  const externalDeps = { externals, defaultDatabase: DEFAULT_DATABASE };
+  const select = (query: Query, ctx: Parameters<ReturnType<typeof selectHandler>>[1]) => {
+    refuseWriteOnlyReads(externalDeps, query);
+    return selectWith(query.kind === 'Select' ? maxEventsOf(query.settings) : undefined)(query, ctx);
+  };
   const dispatch: PlannerDispatch = {
     drop: new SubDispatch<DropStatement>(
       (s) => s.object,
@@ -185,11 +211,20 @@ export function buildPlanner(deps: PlannerDeps): {
     .register('Union', select)
     .register(
       'CreateStream',
-      createStreamOrRandomHandler(randoms, DEFAULT_DATABASE, createStreamHandler(base)),
+      createExternalStreamHandler(
+        externalDeps,
+        createStreamOrRandomHandler(randoms, DEFAULT_DATABASE, createStreamHandler(base)),
+      ),
     )
     .register('CreateDatabase', createDatabaseHandler(base))
     .register('Alter', alterStreamHandler(base))
-    .register('Insert', insertHandler({ ...base, resolver: randomStreamResolver(resolver, randoms) }))
+    .register(
+      'Insert',
+      insertIntoExternalHandler(
+        { ...externalDeps, engine: deps.engine, streams: deps.streams, resolver },
+        insertHandler({ ...base, resolver: randomStreamResolver(resolver, randoms) }),
+      ),
+    )
     .register('Describe', describeHandler({ ...base, resolver }))
     .register('Drop', dispatch.drop.handler())
     .register('Rename', dispatch.rename.handler())
@@ -246,8 +281,18 @@ export function buildPlanner(deps: PlannerDeps): {
     ...(deps.logger ? { logger: deps.logger } : {}),
     ...(deps.mvRetry ? { retry: deps.mvRetry } : {}),
     ...(deps.dataDir ? { dataDir: deps.dataDir } : {}),
+    externalTargets: externals,
   });
   mvs.guardStreams();
+  mvsLater = mvs;
+  viewsLater = views;
+  dispatch.drop
+    .register('EXTERNAL STREAM', dropExternalStreamHandler(externalDeps))
+    .wrap('STREAM', (h) => dropExternalStreamHandler(externalDeps, h));
+  dispatch.showCreate
+    .register('EXTERNAL STREAM', showCreateExternalStreamHandler(externalDeps))
+    .wrap('STREAM', (h) => showCreateExternalStreamHandler(externalDeps, h));
+  dispatch.show.register('EXTERNAL STREAMS', showExternalStreamsHandler(externalDeps));
   const viewDeps = { views, defaultDatabase: DEFAULT_DATABASE };
   const mvDeps = { mvs, defaultDatabase: DEFAULT_DATABASE };
   const dropMv = dropMaterializedViewHandler(mvDeps);
@@ -265,5 +310,5 @@ export function buildPlanner(deps: PlannerDeps): {
     .register('VIEW', showCreateViewHandler(viewDeps))
     .register('MATERIALIZED VIEW', showCreateViewHandler(viewDeps))
     .wrap('STREAM', (h) => showCreateStreamOrViewHandler(viewDeps, h));
-  return { planner, dispatch, resolver, views, mvs, sharedReads, randoms };
+  return { planner, dispatch, resolver, views, mvs, sharedReads, randoms, externals };
 }

@@ -161,6 +161,7 @@ export class Tributary {
         randoms: built.randoms,
         sources,
         sinks,
+        externals: built.externals,
         queries: new QueryRegistry(),
         streams,
         inputs,

@@ -20,6 +20,7 @@ import type { Durability } from '../streaming/durability.ts';
 import { durabilityRefusal } from '../streaming/durability-refusal.ts';
 import { StreamingExecution } from '../streaming/streaming-execution.ts';
 import { qualifyReferences, tableReferences } from '../streaming/view-references.ts';
+import type { ExternalTargets, ViewWriter } from './external-target.ts';
 import {
   DEFAULT_RETRY,
   MaterializedViewRunner,
@@ -57,6 +58,8 @@ export interface MaterializedViewsDeps {
    * Without it views run without checkpoints (a restart resumes from the sources' latest rows).
    */
   dataDir?: string;
+  /** INTO targets that are not streams (http external streams). */
+  externalTargets?: ExternalTargets;
 }
 
 /** Seconds between checkpoints of a view that does not set `checkpoint_interval`. */
@@ -90,7 +93,7 @@ export interface MaterializedViewState {
 
 interface Running {
   runner: MaterializedViewRunner;
-  writer: TargetWriter;
+  writer: ViewWriter;
   gate: PauseGate;
 }
 
@@ -173,7 +176,9 @@ export class MaterializedViews {
           });
         target = input.into.name;
         implicit = false;
-        await this.checkInto(db, name, target, query, header);
+        const external = this.deps.externalTargets?.target(db, target);
+        if (external) this.checkExternalInto(db, target, external.columns, header);
+        else await this.checkInto(db, name, target, query, header);
       }
       if (implicit) await this.createImplicitTarget(db, name, header, actor);
       const value: MaterializedViewRecord = {
@@ -217,6 +222,7 @@ export class MaterializedViews {
       await this.stopView(record.key);
       await this.deps.catalog.delete(VIEW_KIND, record.key);
       await this.checkpointStore(v)?.destroy();
+      await this.deps.externalTargets?.forget?.(v.id ?? record.key);
       if (v.implicit_target) await this.dropTarget(db, v.target_stream);
       return true;
     });
@@ -341,13 +347,16 @@ export class MaterializedViews {
     const v = record.value as MaterializedViewRecord;
     const gate = new PauseGate();
     if (v.paused) gate.close();
-    const writer = new TargetWriter({
-      streams: this.deps.streams,
-      db: v.db,
-      target: v.target_stream,
-      producerId: v.id ?? record.key,
-      gate,
-    });
+    const external = this.deps.externalTargets?.target(v.db, v.target_stream);
+    const writer: ViewWriter = external
+      ? external.writer({ producerId: v.id ?? record.key, gate })
+      : new TargetWriter({
+          streams: this.deps.streams,
+          db: v.db,
+          target: v.target_stream,
+          producerId: v.id ?? record.key,
+          gate,
+        });
     const durability = this.durability(v);
     const runner = new MaterializedViewRunner({
       key: record.key,
@@ -383,6 +392,7 @@ export class MaterializedViews {
     const r = this.running.get(key);
     if (!r) return;
     this.running.delete(key);
+    r.writer.close?.();
     await r.runner.stop();
   }
 
@@ -487,6 +497,24 @@ export class MaterializedViews {
           e instanceof Error ? e.message : String(e)
         }`,
       });
+    }
+  }
+
+  /** INTO an external stream: every result column (but `_tp_*`) must be one of its columns. */
+  private checkExternalInto(
+    db: string,
+    target: string,
+    columns: readonly { name: string }[],
+    header: readonly ResultColumn[],
+  ): void {
+    const names = new Set(columns.map((c) => c.name));
+    for (const c of header) {
+      if (c.name.startsWith('_tp_')) continue;
+      if (!names.has(c.name))
+        throw err('NO_SUCH_COLUMN_IN_TABLE', {
+          name: c.name,
+          stream: shown(db, target, this.deps.defaultDatabase),
+        });
     }
   }
 

@@ -204,10 +204,18 @@ const REQUESTS: Record<string, { body?: unknown; contentType?: string; query?: s
   },
   // Sinks read the stream the suite creates first; the receiver's port is closed (it retries).
   'POST /v1beta2/sinks': {
-    body: { type: 'http', query: 'SELECT a FROM contract_source', properties: { url: 'http://127.0.0.1:9/' } },
+    body: {
+      type: 'http',
+      query: 'SELECT a FROM contract_source',
+      properties: { url: 'http://127.0.0.1:9/' },
+    },
   },
   'PUT /v1beta2/sinks/{id}': {
-    body: { type: 'http', query: 'SELECT a FROM contract_source', properties: { url: 'http://127.0.0.1:9/' } },
+    body: {
+      type: 'http',
+      query: 'SELECT a FROM contract_source',
+      properties: { url: 'http://127.0.0.1:9/' },
+    },
   },
   'POST /v1beta2/source/preview': { body: { type: 'stream_generator', properties: { template: 'iot' } } },
 };

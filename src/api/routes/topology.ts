@@ -41,6 +41,12 @@ export function topologyRoutes(app: FastifyInstance, s: Services): void {
         randomStreams: new Set((s.randoms?.list() ?? []).map((r) => `${r.db}.${r.name}`)),
         sources: s.sources?.topology() ?? [],
         sinks: s.sinks?.topology() ?? [],
+        externalStreams: (s.externals?.list() ?? []).map((r) => ({
+          db: r.value.db,
+          name: r.value.name,
+          type: r.value.type,
+          ownership: r.audit.created_by,
+        })),
       },
       db,
     );

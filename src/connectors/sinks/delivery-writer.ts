@@ -26,6 +26,8 @@ export interface DeliveryWriterOptions {
   backoff?: RetryBackoff;
   /** Give up after this many attempts of one batch (INSERT INTO); default: retry until stopped. */
   maxAttempts?: number;
+  /** Send only these result columns (an external stream's columns); default: all but `_tp_sn`. */
+  columns?: readonly string[];
   logger?: Logger;
 }
 
@@ -72,9 +74,12 @@ export class DeliveryWriter implements ResultSink {
     if (rows.length === 0) return;
     await this.o.gate?.enter();
     try {
-      const columns = this.header.map((c) => c.name).filter((n) => n !== '_tp_sn');
-      const keep = this.header.findIndex((c) => c.name === '_tp_sn');
-      const data = keep < 0 ? rows : rows.map((r) => dropColumn(r, keep));
+      const wanted = this.o.columns ? new Set(this.o.columns) : undefined;
+      const keep = this.header.flatMap((c, i) =>
+        (wanted ? wanted.has(c.name) : c.name !== '_tp_sn') ? [i] : [],
+      );
+      const columns = keep.map((i) => (this.header[i] as ResultColumn).name);
+      const data = keep.length === this.header.length ? rows : rows.map((r) => pick(r, keep));
       const size = Math.max(1, this.o.delivery.batchSize);
       const mark = tag ? await this.o.mark?.load() : undefined;
       const n = this.untagged++;
@@ -157,11 +162,10 @@ export class DeliveryWriter implements ResultSink {
   }
 }
 
-/** Row text without the value at index `at` (a query's `_tp_sn`). */
-function dropColumn(row: string, at: number): string {
+/** Row text with only the values at `keep` (e.g. without a query's `_tp_sn`). */
+function pick(row: string, keep: readonly number[]): string {
   const values = parse(row) as unknown[];
-  values.splice(at, 1);
-  return stringify(values) ?? row;
+  return stringify(keep.map((i) => values[i])) ?? row;
 }
 
 export { DeliveredMark };

@@ -1,0 +1,212 @@
+import { join } from 'node:path';
+import type { Actor } from '../../catalog/audit.ts';
+import type { Catalog, CatalogRecord } from '../../catalog/catalog.ts';
+import { DeliveredMark } from '../../connectors/sinks/delivered-mark.ts';
+import { DeliveryWriter } from '../../connectors/sinks/delivery-writer.ts';
+import { err } from '../../errors/tributary-error.ts';
+import type { Logger } from '../../log/logger.ts';
+import type { StreamStore } from '../../stream/stream-store.ts';
+import type { ExternalTarget, ExternalTargets } from '../../views/external-target.ts';
+import type { ExternalColumn, SettingValue } from './external-stream-kind.ts';
+import { externalStreamKind } from './external-stream-kinds.ts';
+
+export const EXTERNAL_STREAM_KIND = 'external_stream';
+
+/** An external stream as the catalog keeps it (key `db.name`). */
+export interface ExternalStreamRecord {
+  readonly db: string;
+  readonly name: string;
+  readonly type: string;
+  readonly columns: readonly ExternalColumn[];
+  readonly settings: Readonly<Record<string, SettingValue>>;
+  readonly description: string;
+}
+
+export interface CreateExternalStreamInput {
+  db: string;
+  name: string;
+  columns: readonly ExternalColumn[];
+  settings: Record<string, SettingValue>;
+  description?: string;
+  ifNotExists?: boolean;
+}
+
+export interface ExternalStreamsDeps {
+  catalog: Catalog;
+  streams: StreamStore;
+  defaultDatabase: string;
+  /** Is `db.name` taken by something else (a view, a dictionary...)? */
+  nameTaken?(db: string, name: string): boolean;
+  /** Materialized views writing INTO `db.name` (it is not dropped under them). */
+  writersOf?(db: string, name: string): string[];
+  /** Delivered marks of views INTO external streams live under `<dataDir>/deliveries/`. */
+  dataDir?: string;
+  logger?: Logger;
+}
+
+const MASK = '******';
+
+/**
+ * External streams (CREATE EXTERNAL STREAM ... SETTINGS type='...'): records in the catalog, their
+ * settings checked by their kind (external-stream-kind.ts), secrets masked wherever they are shown,
+ * and, for writable kinds, the writer that materialized views INTO them and INSERT INTO use.
+ */
+export class ExternalStreams implements ExternalTargets {
+  constructor(private readonly deps: ExternalStreamsDeps) {}
+
+  get(db: string, name: string): CatalogRecord<ExternalStreamRecord> | undefined {
+    return this.deps.catalog.get<ExternalStreamRecord>(EXTERNAL_STREAM_KIND, `${db}.${name}`);
+  }
+
+  require(db: string, name: string): CatalogRecord<ExternalStreamRecord> {
+    const r = this.get(db, name);
+    if (!r) throw err('UNKNOWN_STREAM', { name: this.shown(db, name) });
+    return r;
+  }
+
+  list(db?: string): CatalogRecord<ExternalStreamRecord>[] {
+    return this.deps.catalog
+      .list<ExternalStreamRecord>(
+        EXTERNAL_STREAM_KIND,
+        db === undefined ? undefined : (r) => r.value.db === db,
+      )
+      .sort((a, b) => a.key.localeCompare(b.key));
+  }
+
+  async create(input: CreateExternalStreamInput, actor: Actor): Promise<void> {
+    const { db, name } = input;
+    if (this.get(db, name) || this.deps.streams.get(db, name) || this.deps.nameTaken?.(db, name)) {
+      if (input.ifNotExists) return;
+      throw err('STREAM_ALREADY_EXISTS', { name: this.shown(db, name) });
+    }
+    const kind = externalStreamKind(input.settings.type);
+    if (input.columns.length === 0 && kind.type === 'http')
+      throw err('EXTERNAL_STREAM_BAD_SETTING', {
+        setting: 'columns',
+        detail: 'an http external stream needs its columns',
+      });
+    const settings = { ...input.settings, type: kind.type };
+    kind.check({ columns: input.columns, settings });
+    await this.deps.catalog.create<ExternalStreamRecord>(
+      EXTERNAL_STREAM_KIND,
+      `${db}.${name}`,
+      { db, name, type: kind.type, columns: input.columns, settings, description: input.description ?? '' },
+      actor,
+    );
+  }
+
+  async drop(db: string, name: string, options: { ifExists?: boolean } = {}): Promise<boolean> {
+    if (!this.get(db, name)) {
+      if (options.ifExists) return false;
+      throw err('UNKNOWN_STREAM', { name: this.shown(db, name) });
+    }
+    const writers = this.deps.writersOf?.(db, name) ?? [];
+    if (writers.length)
+      throw err('HAVE_DEPENDENT_OBJECTS', { name: `${db}.${name}`, dependents: writers.sort().join(', ') });
+    return this.deps.catalog.delete(EXTERNAL_STREAM_KIND, `${db}.${name}`);
+  }
+
+  /** Settings as shown outside (GET, SHOW CREATE): secrets masked. */
+  maskedSettings(r: ExternalStreamRecord): Record<string, SettingValue> {
+    const kind = externalStreamKind(r.type);
+    return Object.fromEntries(Object.entries(r.settings).map(([k, v]) => [k, kind.isSecret(k) ? MASK : v]));
+  }
+
+  /** The CREATE statement of `r`, secrets masked. */
+  createQuery(r: ExternalStreamRecord): string {
+    const cols = r.columns.map((c) => `${quoteName(c.name)} ${c.type}`).join(', ');
+    const settings = Object.entries(this.maskedSettings(r))
+      .map(
+        ([k, v]) =>
+          `${k} = ${typeof v === 'string' ? `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'` : String(v)}`,
+      )
+      .join(', ');
+    const name =
+      r.db === this.deps.defaultDatabase ? quoteName(r.name) : `${quoteName(r.db)}.${quoteName(r.name)}`;
+    return `CREATE EXTERNAL STREAM ${name} (${cols}) SETTINGS ${settings}${r.description ? ` COMMENT '${r.description.replace(/'/g, "\\'")}'` : ''}`;
+  }
+
+  /** The ExternalStream resource of the contract. */
+  resource(r: CatalogRecord<ExternalStreamRecord>): Record<string, unknown> {
+    const v = r.value;
+    return {
+      name: v.name,
+      db: v.db,
+      type: v.type,
+      description: v.description,
+      columns: v.columns.map((c) => ({
+        name: c.name,
+        type: c.type,
+        nullable: /^nullable\(/i.test(c.type),
+        default: '',
+      })),
+      settings: Object.entries(this.maskedSettings(v)).map(([key, value]) => ({ key, value: String(value) })),
+      create_query: this.createQuery(v),
+      created_at: r.audit.created_at,
+      created_by: r.audit.created_by,
+      last_updated_at: r.audit.last_updated_at,
+      last_updated_by: r.audit.last_updated_by,
+    };
+  }
+
+  /** A writer of rows into external stream `r` (INSERT INTO, materialized views INTO it). */
+  writer(
+    r: ExternalStreamRecord,
+    o: {
+      owner: string;
+      mark?: DeliveredMark;
+      maxAttempts?: number;
+      gate?: import('../../views/pause-gate.ts').PauseGate;
+    },
+  ): DeliveryWriter {
+    const kind = externalStreamKind(r.type);
+    if (!kind.delivery)
+      throw err('NOT_IMPLEMENTED', { detail: `external streams of type ${r.type} cannot be written to` });
+    const { delivery, backoff } = kind.delivery(r.name, { columns: r.columns, settings: r.settings });
+    return new DeliveryWriter({
+      owner: o.owner,
+      delivery,
+      backoff,
+      columns: r.columns.map((c) => c.name),
+      ...(o.mark ? { mark: o.mark } : {}),
+      ...(o.gate ? { gate: o.gate } : {}),
+      ...(o.maxAttempts !== undefined ? { maxAttempts: o.maxAttempts } : {}),
+      ...(this.deps.logger ? { logger: this.deps.logger } : {}),
+    });
+  }
+
+  // ---- ExternalTargets (materialized views INTO an external stream) ----
+
+  target(db: string, name: string): ExternalTarget | undefined {
+    const r = this.get(db, name)?.value;
+    if (!r) return undefined;
+    const kind = externalStreamKind(r.type);
+    if (!kind.delivery) return undefined;
+    return {
+      columns: r.columns,
+      writer: ({ producerId, gate }) => {
+        const mark = this.mark(producerId);
+        return this.writer(r, { owner: producerId, gate, ...(mark ? { mark } : {}) });
+      },
+    };
+  }
+
+  async forget(producerId: string): Promise<void> {
+    await this.mark(producerId)?.destroy();
+  }
+
+  private mark(producerId: string): DeliveredMark | undefined {
+    if (!this.deps.dataDir) return undefined;
+    return new DeliveredMark(
+      join(this.deps.dataDir, 'deliveries', `mv_${producerId.replace(/[^A-Za-z0-9_-]/g, '_')}.json`),
+    );
+  }
+
+  private shown(db: string, name: string): string {
+    return db === this.deps.defaultDatabase ? name : `${db}.${name}`;
+  }
+}
+
+function quoteName(n: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(n) ? n : `\`${n.replace(/`/g, '``')}\``;
+}
