@@ -179,7 +179,7 @@ export class SinkService {
   }
 
   statsOf(id: string, metricsRange: string, errorRange: string): SinkStatsBody {
-    const def = this.require(id).value;
+    this.require(id);
     const metrics = parseDuration(metricsRange, 'metrics_time_range');
     const errors = parseDuration(errorRange, 'error_log_time_range');
     const r = this.running.get(id);
