@@ -164,6 +164,10 @@ export class DeliveryWriter implements ResultSink {
 
 /** Row text with only the values at `keep` (e.g. without a query's `_tp_sn`). */
 function pick(row: string, keep: readonly number[]): string {
+  if (!/\d{16}/.test(row)) {
+    const plain = JSON.parse(row) as unknown[];
+    return JSON.stringify(keep.map((i) => plain[i]));
+  }
   const values = parse(row) as unknown[];
   return stringify(keep.map((i) => values[i])) ?? row;
 }
