@@ -140,6 +140,13 @@ export class Tributary {
         logger,
         ...(tuning.mvRetry ? { retry: tuning.mvRetry } : {}),
       });
+      // A stream (or view) a sink reads is not dropped under it.
+      const sinkService = sinks;
+      for (const object of ['STREAM', 'TABLE', 'VIEW'])
+        built.dispatch.drop.wrap(object, (h) => async (s, ctx) => {
+          sinkService.assertNoReaders(s.target.database ?? 'default', s.target.name);
+          return h(s, ctx);
+        });
       const services: Services = {
         config,
         logger,

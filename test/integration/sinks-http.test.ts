@@ -156,6 +156,11 @@ test('an http sink delivers every row once, in batches, with headers and idempot
   assert.ok(s.throughput.length > 0);
   assert.equal(s.status, 'ExecutingPipeline');
 
+  // The stream it reads is not dropped under it.
+  const drop = await h.call('POST', '/v1beta2/queries', { body: { sql: 'DROP STREAM sink_src' } });
+  assert.equal(drop.statusCode, 409, drop.body);
+  assert.match(drop.json().message, /sink to_http/);
+
   // Topology: the sink with an edge from the stream it reads.
   const topo = (await h.call('GET', '/v1beta2/topology')).json() as {
     nodes: { id: string; type: string }[];

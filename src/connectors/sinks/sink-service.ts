@@ -221,6 +221,17 @@ export class SinkService {
       .map((r) => r.value.name);
   }
 
+  /** Refuse (RESOURCE_IN_USE) while a sink's query reads stream or view `db.name`. */
+  assertNoReaders(db: string, name: string): void {
+    const readers = this.readersOf(db, name);
+    if (readers.length > 0)
+      throw err('RESOURCE_IN_USE', {
+        kind: 'Stream',
+        name: db === this.deps.defaultDatabase ? name : `${db}.${name}`,
+        users: `${readers.map((r) => `sink ${r}`).join(', ')} (delete the sink first)`,
+      });
+  }
+
   topology(): SinkTopologyNode[] {
     return this.records().map((r) => ({
       id: r.value.id,
