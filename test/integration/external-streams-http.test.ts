@@ -165,6 +165,20 @@ test('a materialized view INTO an http external stream delivers every row once, 
   const mv = await h.call('GET', '/v1beta2/materialized_views/to_hook');
   assert.equal(mv.statusCode, 200, mv.body);
 
+  // A restart: the view resumes from its checkpoint; nothing is resent, nothing skipped.
+  await h.stop();
+  h = await h.restart();
+  await ingest('ext_src', 112, 4);
+  await rx.until(() => rowsAt('/mv').length >= 16, '16 rows at /mv');
+  const after = at('/mv').map((r) => String(r.headers['idempotency-key']));
+  assert.equal(new Set(after).size, after.length, after.join(' '));
+  assert.deepEqual(
+    rowsAt('/mv')
+      .map((r) => r.id)
+      .sort((a, b) => a - b),
+    Array.from({ length: 16 }, (_, i) => 100 + i),
+  );
+
   // Not dropped under the view that writes into it.
   const dropUnder = await run('DROP STREAM hook_mv');
   assert.ok(dropUnder.statusCode >= 400 && dropUnder.statusCode < 500, dropUnder.body);

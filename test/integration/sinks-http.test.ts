@@ -40,6 +40,8 @@ async function createSink(body: Record<string, unknown>): Promise<{ id: string; 
   return r.json() as { id: string; status: string };
 }
 
+const at = (path: string) => rx.accepted().filter((r) => r.path === path);
+
 /** Accepted rows of requests to `path`, and their idempotency keys. */
 function delivered(path: string) {
   const reqs = rx.accepted().filter((r) => r.path === path);
@@ -219,6 +221,24 @@ test('a slack sink posts {"text": ...} filled from each row, paced, and honours 
     [{ text: 'alert 0: v0!' }, { text: 'alert 1: v1!' }, { text: 'alert 2: v2!' }],
   );
   assert.equal(rx.requests.filter((r) => r.path === '/slack' && r.status === 429).length, 1);
+  await h.call('DELETE', `/v1beta2/sinks/${sink.id}`);
+});
+
+test('a sink over a global aggregation sends each emitted result', async () => {
+  await sql('CREATE STREAM agg_src (id int, v string)');
+  const sink = await createSink({
+    name: 'agg_sink',
+    type: 'http',
+    query: 'SELECT count() AS n, sum(id) AS total FROM agg_src EMIT PERIODIC 100ms',
+    properties: { url: `${rx.url}/agg` },
+  });
+  await ingest('agg_src', 1, 4);
+  const last = () => {
+    const rows = at('/agg').flatMap((r) => r.body.split('\n').filter(Boolean));
+    return rows.length ? (JSON.parse(rows.at(-1) as string) as { n: number; total: number }) : undefined;
+  };
+  await rx.until(() => last()?.n === 4, 'the count of 4 rows');
+  assert.deepEqual(last(), { n: 4, total: 10 });
   await h.call('DELETE', `/v1beta2/sinks/${sink.id}`);
 });
 
