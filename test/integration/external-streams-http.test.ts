@@ -89,6 +89,10 @@ test('INSERT INTO an http external stream posts the rows; GET masks secrets; rea
   assert.equal(settings.url, `${rx.url}/e`);
   assert.ok(!got.body.includes('t0ken'), got.body);
   assert.match(g.create_query, /^CREATE EXTERNAL STREAM hook \(id int(32)?, v string\) SETTINGS/);
+  const stats = await h.call('GET', '/v1beta2/external_streams/hook/stats');
+  assert.equal(stats.statusCode, 200, stats.body);
+  assert.equal(stats.json().written_eps, 4 / 1800);
+  assert.ok(stats.json().written_bps > 0);
   const listed = (await h.call('GET', '/v1beta2/external_streams')).json() as { name: string }[];
   assert.deepEqual(
     listed.map((x) => x.name),

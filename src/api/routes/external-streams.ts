@@ -101,6 +101,11 @@ export function externalStreamRoutes(app: FastifyInstance, s: Services): void {
       return reply.status(204).send();
     },
   );
+  app.get(
+    '/v1beta2/external_streams/:name/stats',
+    { schema: { params: byName, querystring: dbQuery }, config: READ },
+    async (request) => externals().stats(dbOf(request), nameOf(request)),
+  );
   // Preview reads; the kinds built so far are write-only, so it answers their 400 once the settings check.
   app.post(
     '/v1beta2/external_streams/preview',

@@ -7,6 +7,7 @@ import { err } from '../../errors/tributary-error.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { StreamStore } from '../../stream/stream-store.ts';
 import type { ExternalTarget, ExternalTargets } from '../../views/external-target.ts';
+import { ExternalStreamCounters, type ExternalStreamStatsBody } from './external-stream-counters.ts';
 import type { ExternalColumn, SettingValue } from './external-stream-kind.ts';
 import { externalStreamKind } from './external-stream-kinds.ts';
 
@@ -52,7 +53,25 @@ const MASK = '******';
  * and, for writable kinds, the writer that materialized views INTO them and INSERT INTO use.
  */
 export class ExternalStreams implements ExternalTargets {
+  private readonly counters = new Map<string, ExternalStreamCounters>();
+
   constructor(private readonly deps: ExternalStreamsDeps) {}
+
+  /** Rows and bytes written into it per second over the last 30 minutes. */
+  stats(db: string, name: string): ExternalStreamStatsBody {
+    this.require(db, name);
+    return (this.counters.get(`${db}.${name}`) ?? new ExternalStreamCounters()).snapshot();
+  }
+
+  private countersOf(r: ExternalStreamRecord): ExternalStreamCounters {
+    const key = `${r.db}.${r.name}`;
+    let c = this.counters.get(key);
+    if (!c) {
+      c = new ExternalStreamCounters();
+      this.counters.set(key, c);
+    }
+    return c;
+  }
 
   get(db: string, name: string): CatalogRecord<ExternalStreamRecord> | undefined {
     return this.deps.catalog.get<ExternalStreamRecord>(EXTERNAL_STREAM_KIND, `${db}.${name}`);
@@ -103,6 +122,7 @@ export class ExternalStreams implements ExternalTargets {
     const writers = this.deps.writersOf?.(db, name) ?? [];
     if (writers.length)
       throw err('HAVE_DEPENDENT_OBJECTS', { name: `${db}.${name}`, dependents: writers.sort().join(', ') });
+    this.counters.delete(`${db}.${name}`);
     return this.deps.catalog.delete(EXTERNAL_STREAM_KIND, `${db}.${name}`);
   }
 
@@ -168,6 +188,7 @@ export class ExternalStreams implements ExternalTargets {
       delivery,
       backoff,
       columns: r.columns.map((c) => c.name),
+      stats: this.countersOf(r),
       ...(o.mark ? { mark: o.mark } : {}),
       ...(o.gate ? { gate: o.gate } : {}),
       ...(o.maxAttempts !== undefined ? { maxAttempts: o.maxAttempts } : {}),
