@@ -67,6 +67,13 @@ test('INSERT INTO an http external stream posts the rows; GET masks secrets; rea
     { id: 3, v: 'v3' },
   ]);
 
+  await sql("INSERT INTO hook (v, id) VALUES ('x', 10), ('y', 1 + 10)");
+  assert.equal(at('/e').length, 2);
+  assert.deepEqual(rowsAt('/e').slice(4), [
+    { v: 'x', id: 10 },
+    { v: 'y', id: 11 },
+  ]);
+
   const got = await h.call('GET', '/v1beta2/external_streams/hook');
   assert.equal(got.statusCode, 200, got.body);
   const g = got.json() as {
@@ -91,7 +98,7 @@ test('INSERT INTO an http external stream posts the rows; GET masks secrets; rea
   assert.match(g.create_query, /^CREATE EXTERNAL STREAM hook \(id int(32)?, v string\) SETTINGS/);
   const stats = await h.call('GET', '/v1beta2/external_streams/hook/stats');
   assert.equal(stats.statusCode, 200, stats.body);
-  assert.equal(stats.json().written_eps, 4 / 1800);
+  assert.equal(stats.json().written_eps, 6 / 1800);
   assert.ok(stats.json().written_bps > 0);
   const listed = (await h.call('GET', '/v1beta2/external_streams')).json() as { name: string }[];
   assert.deepEqual(

@@ -3,6 +3,7 @@ import type { Engine } from '../../engine/engine.ts';
 import { guardedEngine } from '../../engine/guarded-engine.ts';
 import { err, isTributaryError } from '../../errors/tributary-error.ts';
 import type { StatementHandler } from '../../queries/statement-handler.ts';
+import { evaluateValues } from '../../queries/statements/insert-statement.ts';
 import { settingsRecord } from '../../queries/statements/stream-spec-from-ast.ts';
 import { nameRows, StaticRows, statementPlan } from '../../queries/static-rows.ts';
 import { isStreamingQuery } from '../../sql/analyzer/streaming.ts';
@@ -17,6 +18,7 @@ import type {
 import { recordingResolver, type TableResolver } from '../../sql/translator/resolver.ts';
 import { translateQuery } from '../../sql/translator/translate.ts';
 import { printDataType } from '../../sql/types/data-type.ts';
+import { toClickHouseType } from '../../sql/types/proton-types.ts';
 import type { StreamStore } from '../../stream/stream-store.ts';
 import { tableReferences } from '../../streaming/view-references.ts';
 import type { ExternalStreams } from './external-streams.ts';
@@ -150,24 +152,35 @@ export function insertIntoExternalHandler(
     const db = target?.database ?? deps.defaultDatabase;
     const r = target ? deps.externals.get(db, target.name)?.value : undefined;
     if (!r) return next(s, ctx);
+    if (s.values) {
+      const names = r.columns.map((c) => c.name);
+      const columns = insertColumns(s, names, r.name);
+      const values = s.values;
+      return statementPlan(ctx.sql, 'insert', async () => {
+        const engineColumns = r.columns.map((c) => ({ name: c.name, engineType: toClickHouseType(c.type) }));
+        const rows = await evaluateValues(deps, { name: r.name, columns: engineColumns }, columns, values);
+        const writer = deps.externals.writer(r, { owner: `insert-${r.name}`, maxAttempts: INSERT_ATTEMPTS });
+        writer.setHeader(columns.map((name) => ({ name, type: 'string' })));
+        await deliver(
+          writer,
+          rows.map((row) => JSON.stringify(row)),
+          r.name,
+        );
+      });
+    }
     if (!s.query)
       throw err('NOT_IMPLEMENTED', {
-        detail: `INSERT INTO external stream ${r.name} takes a SELECT (VALUES and FORMAT are not supported yet)`,
+        detail: `INSERT INTO external stream ${r.name} takes VALUES or a SELECT (FORMAT is not supported yet)`,
       });
     if (isStreamingQuery(s.query, deps.resolver))
       throw err('NOT_IMPLEMENTED', {
         detail: `INSERT ... SELECT from a stream runs forever; use CREATE MATERIALIZED VIEW ... INTO ${r.name}, or read table(<stream>)`,
       });
-    const names = r.columns.map((c) => c.name);
-    const columns = s.columns
-      ? s.columns.map((c) => {
-          if (c.kind !== 'Identifier')
-            throw err('BAD_ARGUMENTS', { detail: 'INSERT column lists may only name columns' });
-          const n = c.parts[c.parts.length - 1] as string;
-          if (!names.includes(n)) throw err('NO_SUCH_COLUMN_IN_TABLE', { name: n, stream: r.name });
-          return n;
-        })
-      : names;
+    const columns = insertColumns(
+      s,
+      r.columns.map((c) => c.name),
+      r.name,
+    );
     const query = s.query;
     return statementPlan(ctx.sql, 'insert', async (signal) => {
       const reads = new Set<string>();
@@ -198,6 +211,18 @@ export function insertIntoExternalHandler(
       }
     });
   };
+}
+
+/** The columns an INSERT into an external stream names (all of them by default). */
+function insertColumns(s: InsertStatement, names: readonly string[], stream: string): string[] {
+  if (!s.columns) return [...names];
+  return s.columns.map((c) => {
+    if (c.kind !== 'Identifier')
+      throw err('BAD_ARGUMENTS', { detail: 'INSERT column lists may only name columns' });
+    const n = c.parts[c.parts.length - 1] as string;
+    if (!names.includes(n)) throw err('NO_SUCH_COLUMN_IN_TABLE', { name: n, stream });
+    return n;
+  });
 }
 
 async function deliver(

@@ -117,9 +117,9 @@ export function insertHandler(deps: InsertDeps): StatementHandler<InsertStatemen
  * range): the rows go into a scratch table with the target columns' types and come back as JSON
  * for the ingest path.
  */
-async function evaluateValues(
-  deps: InsertDeps,
-  def: StreamDefinition,
+export async function evaluateValues(
+  deps: { engine: Engine },
+  def: Pick<StreamDefinition, 'name'> & { columns: readonly { name: string; engineType: string }[] },
   columns: string[],
   values: readonly (readonly Expr[])[],
 ): Promise<unknown[][]> {
