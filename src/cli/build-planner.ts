@@ -12,6 +12,7 @@ import type { Engine } from '../engine/engine.ts';
 import { err } from '../errors/tributary-error.ts';
 import {
   createExternalStreamHandler,
+  dropDatabaseDropsExternalStreams,
   dropExternalStreamHandler,
   insertIntoExternalHandler,
   refuseWriteOnlyReads,
@@ -288,7 +289,8 @@ export function buildPlanner(deps: PlannerDeps): {
   viewsLater = views;
   dispatch.drop
     .register('EXTERNAL STREAM', dropExternalStreamHandler(externalDeps))
-    .wrap('STREAM', (h) => dropExternalStreamHandler(externalDeps, h));
+    .wrap('STREAM', (h) => dropExternalStreamHandler(externalDeps, h))
+    .wrap('DATABASE', (h) => dropDatabaseDropsExternalStreams(externalDeps, h));
   dispatch.showCreate
     .register('EXTERNAL STREAM', showCreateExternalStreamHandler(externalDeps))
     .wrap('STREAM', (h) => showCreateExternalStreamHandler(externalDeps, h));

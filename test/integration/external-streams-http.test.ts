@@ -223,6 +223,13 @@ test('bad settings are named; a view INTO it with a column it lacks is refused; 
   assert.ok(wide.statusCode >= 400 && wide.statusCode < 500, wide.body);
   assert.match(wide.body, /v/);
 
+  // DROP DATABASE takes its external streams with it.
+  await sql('CREATE DATABASE ext_db');
+  await sql(`CREATE EXTERNAL STREAM ext_db.h (id int) SETTINGS type='http', url='${rx.url}/db'`);
+  assert.equal((await h.call('GET', '/v1beta2/external_streams/h?db=ext_db')).statusCode, 200);
+  await sql('DROP DATABASE ext_db');
+  assert.equal((await h.call('GET', '/v1beta2/external_streams/h?db=ext_db')).statusCode, 404);
+
   const gone = await HttpReceiver.start();
   const url = gone.url;
   await gone.close();

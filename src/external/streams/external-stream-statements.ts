@@ -78,6 +78,24 @@ export function dropExternalStreamHandler(
   };
 }
 
+/** DROP DATABASE: once the database is dropped, its external streams are forgotten. */
+export function dropDatabaseDropsExternalStreams(
+  deps: ExternalStatementDeps,
+  drop: StatementHandler<DropStatement>,
+): StatementHandler<DropStatement> {
+  return async (s, ctx) => {
+    const plan = await drop(s, ctx);
+    if (plan.kind !== 'statement') return plan;
+    return {
+      ...plan,
+      run: async (signal: AbortSignal) => {
+        await plan.run(signal);
+        await deps.externals.forgetDatabase(s.target.name);
+      },
+    };
+  };
+}
+
 /** SHOW CREATE [EXTERNAL] STREAM of an external stream: its statement, secrets masked. */
 export function showCreateExternalStreamHandler(
   deps: ExternalStatementDeps,

@@ -126,6 +126,14 @@ export class ExternalStreams implements ExternalTargets {
     return this.deps.catalog.delete(EXTERNAL_STREAM_KIND, `${db}.${name}`);
   }
 
+  /** DROP DATABASE: its external streams go with it (the views writing into them went first). */
+  async forgetDatabase(db: string): Promise<void> {
+    for (const r of this.list(db)) {
+      this.counters.delete(r.key);
+      await this.deps.catalog.delete(EXTERNAL_STREAM_KIND, r.key);
+    }
+  }
+
   /** Settings as shown outside (GET, SHOW CREATE): secrets masked. */
   maskedSettings(r: ExternalStreamRecord): Record<string, SettingValue> {
     const kind = externalStreamKind(r.type);
