@@ -106,7 +106,8 @@ test('an http sink delivers every row once, in batches, with headers and idempot
   assert.ok(listed.some((s) => s.name === 'to_http'));
 
   // Stop: nothing is sent; start: what was committed meanwhile arrives, once.
-  assert.equal((await h.call('POST', `/v1beta2/sinks/${sink.id}/stop`)).statusCode, 204);
+  // By name works as by id.
+  assert.equal((await h.call('POST', '/v1beta2/sinks/to_http/stop')).statusCode, 204);
   assert.equal((await h.call('GET', `/v1beta2/sinks/${sink.id}`)).json().status, 'stopped');
   const before = rx.requests.length;
   await ingest('sink_src', 12, 8);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Actor } from '../../catalog/audit.ts';
 import type { Catalog, CatalogRecord } from '../../catalog/catalog.ts';
+import { SerialQueue } from '../../catalog/serial-queue.ts';
 import type { Engine } from '../../engine/engine.ts';
 import { err, isTributaryError } from '../../errors/tributary-error.ts';
 import type { Logger } from '../../log/logger.ts';
@@ -88,6 +89,8 @@ export interface SinkServiceDeps {
 export class SinkService {
   private readonly running = new Map<string, Running>();
   private readonly stats = new Map<string, SourceStats>();
+  /** Changes run one at a time (a PATCH racing a stop must not leave an old pipeline running). */
+  private readonly serial = new SerialQueue();
   private closed = false;
 
   constructor(private readonly deps: SinkServiceDeps) {}
@@ -101,17 +104,19 @@ export class SinkService {
   }
 
   async create(input: SinkInput, actor: Actor): Promise<Record<string, unknown>> {
-    const def = await this.check(input, randomUUID());
-    if (this.records().some((r) => r.value.name === def.name))
-      throw err('RESOURCE_ALREADY_EXISTS', { kind: 'Sink', name: def.name });
-    const record = await this.deps.catalog.create<SinkDefinition>(
-      SINK_KIND,
-      def.id,
-      { ...def, running: true },
-      actor,
-    );
-    await this.startSink(record.value);
-    return this.get(def.id);
+    return this.serial.run(async () => {
+      const def = await this.check(input, randomUUID());
+      if (this.records().some((r) => r.value.name === def.name))
+        throw err('RESOURCE_ALREADY_EXISTS', { kind: 'Sink', name: def.name });
+      const record = await this.deps.catalog.create<SinkDefinition>(
+        SINK_KIND,
+        def.id,
+        { ...def, running: true },
+        actor,
+      );
+      await this.startSink(record.value);
+      return this.get(def.id);
+    });
   }
 
   /**
@@ -120,66 +125,74 @@ export class SinkService {
    * (a new query starts from the latest rows, as a new sink would).
    */
   async update(
-    id: string,
+    ref: string,
     input: SinkInput,
     actor: Actor,
     replace: boolean,
   ): Promise<Record<string, unknown>> {
-    const current = this.require(id).value;
-    const merged: SinkInput = replace
-      ? input
-      : {
-          name: input.name ?? current.name,
-          type: current.type,
-          query: current.query,
-          properties: input.properties ?? current.properties,
-          description: input.description ?? current.description,
-        };
-    const def = await this.check(merged, id);
-    if (this.records().some((r) => r.value.name === def.name && r.key !== id))
-      throw err('RESOURCE_ALREADY_EXISTS', { kind: 'Sink', name: def.name });
-    const wasRunning = this.running.has(id) || current.running;
-    await this.stopSink(id);
-    if (def.query !== current.query) await this.forgetProgress(id);
-    const record = await this.deps.catalog.update<SinkDefinition>(
-      SINK_KIND,
-      id,
-      { ...def, running: wasRunning },
-      actor,
-    );
-    if (wasRunning) await this.startSink(record.value);
-    return this.get(id);
+    return this.serial.run(async () => {
+      const { key: id, value: current } = this.require(ref);
+      const merged: SinkInput = replace
+        ? input
+        : {
+            name: input.name ?? current.name,
+            type: current.type,
+            query: current.query,
+            properties: input.properties ?? current.properties,
+            description: input.description ?? current.description,
+          };
+      const def = await this.check(merged, id);
+      if (this.records().some((r) => r.value.name === def.name && r.key !== id))
+        throw err('RESOURCE_ALREADY_EXISTS', { kind: 'Sink', name: def.name });
+      const wasRunning = this.running.has(id) || current.running;
+      await this.stopSink(id);
+      if (def.query !== current.query) await this.forgetProgress(id);
+      const record = await this.deps.catalog.update<SinkDefinition>(
+        SINK_KIND,
+        id,
+        { ...def, running: wasRunning },
+        actor,
+      );
+      if (wasRunning) await this.startSink(record.value);
+      return this.get(id);
+    });
   }
 
-  async delete(id: string): Promise<void> {
-    this.require(id);
-    await this.stopSink(id);
-    await this.forgetProgress(id);
-    this.stats.delete(id);
-    await this.deps.catalog.delete(SINK_KIND, id);
+  async delete(ref: string): Promise<void> {
+    return this.serial.run(async () => {
+      const id = this.require(ref).key;
+      await this.stopSink(id);
+      await this.forgetProgress(id);
+      this.stats.delete(id);
+      await this.deps.catalog.delete(SINK_KIND, id);
+    });
   }
 
   /** Start again from where it stopped (its checkpoint). */
-  async start(id: string, actor: Actor): Promise<void> {
-    const def = this.require(id).value;
-    const record = await this.deps.catalog.put<SinkDefinition>(
-      SINK_KIND,
-      id,
-      { ...def, running: true },
-      actor,
-    );
-    await this.startSink(record.value);
+  async start(ref: string, actor: Actor): Promise<void> {
+    return this.serial.run(async () => {
+      const { key: id, value: def } = this.require(ref);
+      const record = await this.deps.catalog.put<SinkDefinition>(
+        SINK_KIND,
+        id,
+        { ...def, running: true },
+        actor,
+      );
+      await this.startSink(record.value);
+    });
   }
 
   /** Stop sending and stop the underlying view; its checkpoint and delivered mark stay. */
-  async stop(id: string, actor: Actor): Promise<void> {
-    const def = this.require(id).value;
-    await this.stopSink(id);
-    await this.deps.catalog.put(SINK_KIND, id, { ...def, running: false }, actor);
+  async stop(ref: string, actor: Actor): Promise<void> {
+    return this.serial.run(async () => {
+      const { key: id, value: def } = this.require(ref);
+      await this.stopSink(id);
+      await this.deps.catalog.put(SINK_KIND, id, { ...def, running: false }, actor);
+    });
   }
 
-  statsOf(id: string, metricsRange: string, errorRange: string): SinkStatsBody {
-    this.require(id);
+  statsOf(ref: string, metricsRange: string, errorRange: string): SinkStatsBody {
+    const id = this.require(ref).key;
     const metrics = parseDuration(metricsRange, 'metrics_time_range');
     const errors = parseDuration(errorRange, 'error_log_time_range');
     const r = this.running.get(id);
