@@ -219,7 +219,11 @@ export class SinkService {
 
   /** Sinks marked running start again with the server. */
   restore(): void {
-    for (const r of this.records()) if (r.value.running) void this.startSink(r.value);
+    for (const r of this.records())
+      if (r.value.running)
+        this.startSink(r.value).catch((e: unknown) =>
+          this.deps.logger?.error({ err: e, sink: r.value.name }, 'sink: could not start'),
+        );
   }
 
   async close(): Promise<void> {
