@@ -47,7 +47,6 @@ const NOT_IMPLEMENTED: readonly string[] = [
   'DELETE /v1beta2/schemas/{name}',
   'GET /v1beta2/schemas/{name}',
   'PUT /v1beta2/schemas/{name}',
-  'GET /v1beta2/sinks/{id}/logs',
   'GET /v1beta2/sources/{id}/logs',
   // Implemented, but a source runs from its creation and only a stopped one may change (409):
   // test/integration/sources-stream-generator.test.ts stops it first.

@@ -158,6 +158,23 @@ test('an http sink delivers every row once, in batches, with headers and idempot
   );
   assert.ok(s.throughput.length > 0);
   assert.equal(s.status, 'ExecutingPipeline');
+  const logs = await h.call('GET', `/v1beta2/sinks/${sink.id}/logs?lines=1000`);
+  assert.equal(logs.statusCode, 200, logs.body);
+  const lines = logs.json() as string[];
+  assert.ok(
+    lines.some((l) => / WARN delivery of \d+ rows failed .*503/.test(l)),
+    logs.body,
+  );
+  assert.ok(
+    lines.some((l) => / INFO delivery recovered/.test(l)),
+    logs.body,
+  );
+  assert.ok(
+    lines.some((l) => / INFO stopped$/.test(l)),
+    logs.body,
+  );
+  assert.ok(!logs.body.includes('s3cret'), logs.body);
+  assert.equal((await h.call('GET', `/v1beta2/sinks/${sink.id}/logs?lines=2`)).json().length, 2);
 
   // The stream it reads is not dropped under it.
   const drop = await h.call('POST', '/v1beta2/queries', { body: { sql: 'DROP STREAM sink_src' } });

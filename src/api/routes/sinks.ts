@@ -75,6 +75,20 @@ export function sinkRoutes(app: FastifyInstance, s: Services): void {
     return reply.status(204).send();
   });
   app.get(
+    '/v1beta2/sinks/:id/logs',
+    {
+      schema: {
+        params: byId,
+        querystring: { type: 'object', properties: { lines: { type: 'string', pattern: '^[0-9]{1,4}$' } } },
+      },
+      config: READ,
+    },
+    async (request) => {
+      const lines = (request.query as { lines?: string }).lines;
+      return sinks().logsOf(id(request), Math.min(lines === undefined ? 100 : Number(lines), 1000));
+    },
+  );
+  app.get(
     '/v1beta2/sinks/:id/stats',
     { schema: { params: byId, querystring: statsQuery }, config: READ },
     async (request) => {

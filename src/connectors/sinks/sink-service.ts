@@ -23,6 +23,7 @@ import { parseDuration } from '../sources/source-properties.ts';
 import { SourceStats } from '../sources/source-stats.ts';
 import { DeliveredMark } from './delivered-mark.ts';
 import { DeliveryWriter } from './delivery-writer.ts';
+import { SinkLog } from './sink-log.ts';
 import { checkSinkType, maskedProperties, type SinkType, sinkDelivery } from './sink-properties.ts';
 import { type SinkStatsBody, sinkStatsBody } from './sink-stats.ts';
 
@@ -89,6 +90,7 @@ export interface SinkServiceDeps {
 export class SinkService {
   private readonly running = new Map<string, Running>();
   private readonly stats = new Map<string, SourceStats>();
+  private readonly logs = new Map<string, SinkLog>();
   /** Changes run one at a time (a PATCH racing a stop must not leave an old pipeline running). */
   private readonly serial = new SerialQueue();
   private closed = false;
@@ -164,6 +166,7 @@ export class SinkService {
       await this.stopSink(id);
       await this.forgetProgress(id);
       this.stats.delete(id);
+      this.logs.delete(id);
       await this.deps.catalog.delete(SINK_KIND, id);
     });
   }
@@ -205,6 +208,21 @@ export class SinkService {
       lastWriteAt: r?.writer.counters.lastWriteAt ?? 0,
       lagging: lag.reduce((s, l) => s + Math.max(0, l.committedSn - l.processedSn), 0),
     });
+  }
+
+  /** The last `lines` lines of the sink's log (GET .../logs). */
+  logsOf(ref: string, lines: number): string[] {
+    const id = this.require(ref).key;
+    return this.logOf(id).tail(lines);
+  }
+
+  private logOf(id: string): SinkLog {
+    let log = this.logs.get(id);
+    if (!log) {
+      log = new SinkLog();
+      this.logs.set(id, log);
+    }
+    return log;
   }
 
   /** `success_count`/`failure_count` per sink name (the Query object's `sinks`). */
@@ -373,7 +391,7 @@ export class SinkService {
       owner: def.id,
       delivery,
       backoff,
-      stats,
+      stats: this.logOf(def.id).recording(stats),
       gate,
       ...(mark ? { mark } : {}),
       ...(this.deps.logger ? { logger: this.deps.logger } : {}),
@@ -397,8 +415,12 @@ export class SinkService {
       },
     });
     this.running.set(def.id, { runner, writer, startedAt: Date.now() });
+    const log = this.logOf(def.id);
+    log.info(`starting: ${def.type} sink ${def.name} (${delivery.describe})`);
     runner.start();
     await runner.settledAfterResume();
+    if (runner.status === 'Error') log.warn(`its query failed (retrying): ${runner.lastError.message}`);
+    else log.info(`running: ${def.query}`);
   }
 
   private async stopSink(id: string): Promise<void> {
@@ -407,6 +429,7 @@ export class SinkService {
     this.running.delete(id);
     r.writer.close();
     await r.runner.stop();
+    this.logOf(id).info('stopped');
     const stats = this.stats.get(id);
     if (stats) stats.startedAt = undefined;
   }
