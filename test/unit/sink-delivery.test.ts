@@ -21,10 +21,11 @@ test('JSON lines: one object per row, 64-bit integers and plain values exact', (
   );
 });
 
-test('templates: {{.col}} and {{col}} (sinks), ${col:Escaping} (Template format)', () => {
+test('templates: {{.col}} and {{col}} (sinks), $-brace col:Escaping (Template format)', () => {
   const row = rowObject(['id', 'v', 'big'], '[7,"it\'s\\n",12345678901234567890]');
   assert.equal(fillTemplate('#{{.id}} {{ v }} {{.big}} {{.none}}!', row), "#7 it's\n 12345678901234567890 !");
   assert.equal(
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: ClickHouse's Template row format, not JS
     fillRowFormat('${id}|${v:JSON}|${v:Quoted}|${v}|${v:Raw}', row),
     "7|\"it's\\n\"|'it\\'s\n'|it's\\n|it's\n",
   );

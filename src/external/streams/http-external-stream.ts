@@ -128,7 +128,8 @@ export const HTTP_EXTERNAL_STREAM: ExternalStreamKind = {
       extra.Authorization = `Basic ${Buffer.from(`${username}:${s.settings.password ?? ''}`).toString('base64')}`;
     const rowFormat = str(s, 'format_template_row_format') ?? '';
     const between = str(s, 'format_template_rows_between_delimiter') ?? '\n';
-    const resultset = str(s, 'format_template_resultset_format') ?? '$' + '{data}';
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: ClickHouse's Template placeholder, not JS
+    const resultset = str(s, 'format_template_resultset_format') ?? '${data}';
     const contentType =
       format === 'JSONEachRow'
         ? 'application/x-ndjson'
