@@ -111,6 +111,10 @@ test('INSERT INTO an http external stream posts the rows; GET masks secrets; rea
   assert.equal(show.statusCode, 200, show.body);
   assert.ok(!show.body.includes('t0ken') && show.body.includes('******'), show.body);
 
+  const clash = await run('CREATE STREAM hook (a int)');
+  assert.equal(clash.statusCode, 409, clash.body);
+  await sql('CREATE STREAM IF NOT EXISTS hook (a int)');
+
   const read = await h.call('POST', '/v1beta2/exec', {
     body: { sql: 'SELECT * FROM hook', type: 'historical' },
   });

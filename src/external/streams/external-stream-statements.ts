@@ -34,7 +34,15 @@ export function createExternalStreamHandler(
   next: StatementHandler<CreateStream>,
 ): StatementHandler<CreateStream> {
   return async (s, ctx) => {
-    if (s.variant !== 'EXTERNAL') return next(s, ctx);
+    if (s.variant !== 'EXTERNAL') {
+      // Streams and external streams share one namespace.
+      const db = s.target.database ?? deps.defaultDatabase;
+      if (deps.externals.get(db, s.target.name)) {
+        if (s.ifNotExists) return statementPlan(ctx.sql, 'create', async () => undefined);
+        throw err('STREAM_ALREADY_EXISTS', { name: s.target.name });
+      }
+      return next(s, ctx);
+    }
     if (s.orReplace)
       throw err('NOT_IMPLEMENTED', {
         detail: 'CREATE OR REPLACE EXTERNAL STREAM: drop it first, then create it',
