@@ -48,6 +48,16 @@ export class CatalogResolver implements TableResolver {
     readonly defaultDatabase = 'default',
   ) {}
 
+  /**
+   * A dictionary of the catalog (kind `dictionary`, key `db.name`): the engine keeps it in the
+   * database of the same name (src/dictionaries). An own property, so spreads of this resolver keep it.
+   */
+  readonly resolveDictionary = (db: string | undefined, name: string): string | undefined => {
+    const database = db ?? this.defaultDatabase;
+    if (!this.catalog.get('dictionary', `${database}.${name}`)) return undefined;
+    return `${database}.${name}`;
+  };
+
   resolve(db: string | undefined, name: string): ResolvedTable | undefined {
     const database = db ?? this.defaultDatabase;
     const stream = this.streams.get(database, name)?.value;

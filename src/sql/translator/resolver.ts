@@ -13,6 +13,13 @@ export interface TableResolver {
   resolve(db: string | undefined, name: string): ResolvedTable | undefined;
   /** Optional: user-defined functions (remote / JavaScript UDFs) by name. */
   resolveFunction?(name: string): { readonly clickhouse: string; readonly aggregate?: boolean } | undefined;
+  /**
+   * Optional: Tributary's dictionaries. Answers the engine's name of dictionary `[db.]name` (what
+   * `dict_get*` calls pass the engine), or undefined when there is none. Without it, `dict_get*`
+   * is refused. Implementations should make it an own property (an arrow function) so resolvers
+   * built by spreading this one keep it.
+   */
+  resolveDictionary?(db: string | undefined, name: string): string | undefined;
 }
 
 export type ResolvedKind =
@@ -73,6 +80,9 @@ export function recordingResolver(resolver: TableResolver, streams: Set<string>)
       return r;
     },
     ...(resolver.resolveFunction ? { resolveFunction: (n: string) => resolver.resolveFunction?.(n) } : {}),
+    ...(resolver.resolveDictionary
+      ? { resolveDictionary: (d: string | undefined, n: string) => resolver.resolveDictionary?.(d, n) }
+      : {}),
   };
 }
 
