@@ -7,6 +7,7 @@ import { installRequestId, requestIdOf } from './request-id.ts';
 import { BODY_LIMIT, PATH_SEGMENT_LIMIT } from './request-limits.ts';
 import { clusterRoutes } from './routes/cluster.ts';
 import { dashboardRoutes } from './routes/dashboards.ts';
+import { dictionaryRoutes } from './routes/dictionaries.ts';
 import { execRoutes } from './routes/exec.ts';
 import { infoRoutes } from './routes/info.ts';
 import { licenseRoutes } from './routes/licenses.ts';
@@ -78,6 +79,7 @@ export function buildServer(services: Services): FastifyInstance {
       savedQueryRoutes(api, services);
       pipelineRoutes(api, services);
       sourceRoutes(api, services);
+      dictionaryRoutes(api, services);
     },
     { prefix: API_PREFIX },
   );

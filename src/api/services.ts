@@ -7,6 +7,7 @@ import type { WorkspaceStore } from '../catalog/workspace-store.ts';
 import type { Config } from '../config/config.ts';
 import type { InputService } from '../connectors/inputs/input-service.ts';
 import type { SourceService } from '../connectors/sources/source-service.ts';
+import type { DictionaryStore } from '../dictionaries/dictionary-store.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { LicenseStore } from '../license/license-store.ts';
 import type { Logger } from '../log/logger.ts';
@@ -56,6 +57,8 @@ export interface Services {
   sources?: SourceService;
   /** Random streams (CREATE RANDOM STREAM): settings and generators. */
   randoms?: RandomStreams;
+  /** Dictionaries (CREATE DICTIONARY): records, engine dictionaries, LIFETIME reloads. */
+  dictionaries?: DictionaryStore;
   /** When the server started (epoch milliseconds). */
   bootedAt: number;
 }

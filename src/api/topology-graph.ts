@@ -22,7 +22,7 @@ export interface TopologyNode {
   db: string;
   id: string;
   name: string;
-  type: 'stream' | 'random_stream' | 'view' | 'materialized_view' | 'input' | 'source';
+  type: 'stream' | 'random_stream' | 'view' | 'materialized_view' | 'input' | 'source' | 'dictionary';
   ownership: Actor;
   properties: Record<string, unknown>;
 }
@@ -38,6 +38,19 @@ export interface TopologyInput {
   target: TargetStream;
 }
 
+/** A dictionary as the graph shows it: the stream it reads, if its source is a stream. */
+export interface TopologyDictionary {
+  db: string;
+  name: string;
+  ownership: Actor;
+  query: string;
+  description: string;
+  /** `{db, name}` of the stream a TIMEPLUS / CLICKHOUSE source reads. */
+  stream?: { db: string; name: string };
+  /** `stream`, `file` or `http`. */
+  sourceKind: string;
+}
+
 /** A source as the graph shows it (from SourceService). */
 export type TopologySource = SourceTopologyNode;
 
@@ -49,6 +62,7 @@ export interface TopologyResources {
   /** Catalog kind `view` (materialized ones have `materialized: true`) and `materialized_view`. */
   views: readonly CatalogRecord<Partial<ViewRecord>>[];
   inputs: readonly TopologyInput[];
+  dictionaries?: readonly TopologyDictionary[];
 }
 
 /**
@@ -165,6 +179,20 @@ export function buildTopology(resources: TopologyResources, db?: string): Topolo
       properties: { source_type: src.type, target_stream: src.stream, status: src.status },
     });
     link(id, tables.get(`${src.db}.${src.stream}`), 'from');
+  }
+  for (const d of resources.dictionaries ?? []) {
+    if (!inDb(d.db)) continue;
+    const id = `dictionary:${d.db}.${d.name}`;
+    nodes.push({
+      db: d.db,
+      id,
+      name: d.name,
+      type: 'dictionary',
+      ownership: d.ownership,
+      properties: { query: d.query, description: d.description, source_type: d.sourceKind },
+    });
+    // The dictionary loads from the stream: data flows stream -> dictionary, which depends on it.
+    if (d.stream) link(tables.get(`${d.stream.db}.${d.stream.name}`), id, 'to');
   }
   return { nodes, edges, dependencies };
 }

@@ -1,4 +1,4 @@
-import { access } from 'node:fs/promises';
+import { access, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../api/server.ts';
@@ -127,8 +127,12 @@ export class Tributary {
         sources,
         logger,
         dataDir: config.dataDir,
+        ...(config.userFilesDir ? { userFilesDir: config.userFilesDir } : {}),
         ...(tuning.mvRetry ? { mvRetry: tuning.mvRetry } : {}),
       });
+      // Dictionaries' FILE sources read only inside this directory (operations.md, "User files directory").
+      await mkdir(built.dictionaries.userFilesDir, { recursive: true });
+      await built.dictionaries.restore();
       const services: Services = {
         config,
         logger,
@@ -148,6 +152,7 @@ export class Tributary {
         mvs: built.mvs,
         sharedReads: built.sharedReads,
         randoms: built.randoms,
+        dictionaries: built.dictionaries,
         sources,
         queries: new QueryRegistry(),
         streams,
@@ -190,6 +195,7 @@ export class Tributary {
     this.closed = true;
     await this.services.queries.closeAll();
     await this.services.mvs.close();
+    this.services.dictionaries?.close();
     this.services.randoms?.close();
     await this.services.sources?.close();
     await this.services.inputs?.close();

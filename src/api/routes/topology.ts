@@ -40,6 +40,17 @@ export function topologyRoutes(app: FastifyInstance, s: Services): void {
         inputs,
         randomStreams: new Set((s.randoms?.list() ?? []).map((r) => `${r.db}.${r.name}`)),
         sources: s.sources?.topology() ?? [],
+        dictionaries: (s.dictionaries?.list() ?? []).map((r) => ({
+          db: r.value.db,
+          name: r.value.name,
+          ownership: r.audit.created_by,
+          query: r.value.query,
+          description: r.value.description,
+          sourceKind: r.value.source.kind,
+          ...(r.value.source.kind === 'stream'
+            ? { stream: { db: r.value.source.db, name: r.value.source.name } }
+            : {}),
+        })),
       },
       db,
     );
