@@ -28,7 +28,7 @@ export function withDictionaryName(
     throw err('ENGINE_ACCESS_DENIED', {
       what: 'function',
       name: written.name,
-      position,
+      position: ` (at position ${written.span.start + 1})`,
       reason: 'dictionaries are not available here',
     });
   if (first?.kind !== 'String')
