@@ -131,7 +131,7 @@ export class Tributary {
         ...(tuning.mvRetry ? { mvRetry: tuning.mvRetry } : {}),
       });
       // Dictionaries' FILE sources read only inside this directory (operations.md, "User files directory").
-      await mkdir(built.dictionaries.userFilesDir, { recursive: true });
+      await mkdir(built.dictionaries.userFilesDir, { recursive: true, mode: 0o700 });
       await built.dictionaries.restore();
       const services: Services = {
         config,

@@ -4,6 +4,7 @@ import { quoteIdent } from '../engine/settings-clause.ts';
 import { err } from '../errors/tributary-error.ts';
 import type { Expr } from '../sql/ast/expression.ts';
 import type { CreateDictionary, DictionaryCall } from '../sql/ast/statement.ts';
+import { translateDictionaryExpression } from '../sql/translator/dictionary-ddl.ts';
 import { printDataType } from '../sql/types/data-type.ts';
 import { toClickHouseType } from '../sql/types/proton-types.ts';
 import { type StreamDefinition, TP_DELTA, TP_SN } from '../stream/stream-definition.ts';
@@ -98,6 +99,17 @@ function sourcedColumns(s: CreateDictionary) {
   return s.columns.filter((c) => !c.dictionary?.expression);
 }
 
+/**
+ * The columns a query source selects, in the dictionary's order: sourced columns by name, and an
+ * `EXPRESSION` column computed from the others (the engine computes it only for table sources).
+ */
+function selectList(s: CreateDictionary): string[] {
+  return s.columns.map((c) => {
+    const e = c.dictionary?.expression;
+    return e ? `(${translateDictionaryExpression(e)}) AS ${quoteIdent(c.name)}` : quoteIdent(c.name);
+  });
+}
+
 function streamSource(s: CreateDictionary, call: DictionaryCall, ctx: SourceContext): VettedSource {
   const opts = options(s, call, ['stream', 'table', 'db', 'database', ...LOCAL_IGNORED]);
   const name = opts.get('stream') ?? opts.get('table');
@@ -116,7 +128,7 @@ function streamSource(s: CreateDictionary, call: DictionaryCall, ctx: SourceCont
     .map((c) => c.name)
     .filter((c) => !have.has(c));
   if (missing.length) throw invalid(s, `stream ${db}.${streamName} has no column ${missing.join(', ')}`);
-  const columns = sourcedColumns(s).map((c) => quoteIdent(c.name));
+  const columns = selectList(s);
   const keys = s.primaryKey.map((k) => quoteIdent(k.kind === 'Identifier' ? (k.parts.at(-1) as string) : ''));
   // The stream's committed rows as a historical read sees them (latest per stream key for the kv
   // modes), then the latest row per dictionary key; changelog rows whose latest is a delete drop out.
@@ -181,7 +193,7 @@ function fileQuery(s: CreateDictionary, real: string, format: string, call: Dict
     .map((c) => `${quoteIdent(c.name)} ${c.type ? toClickHouseType(printDataType(c.type)) : 'String'}`)
     .join(', ');
   const q = (v: string) => `'${v.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
-  const sql = `SELECT ${cols.map((c) => quoteIdent(c.name)).join(', ')} FROM file(${q(real)}, ${q(format)}, ${q(structure)})`;
+  const sql = `SELECT ${selectList(s).join(', ')} FROM file(${q(real)}, ${q(format)}, ${q(structure)})`;
   return engineCall('CLICKHOUSE', [{ key: 'QUERY', value: str(sql, call) }], call);
 }
 

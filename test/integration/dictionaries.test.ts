@@ -91,6 +91,11 @@ test('a dictionary over a stream: dict_get and its family read the committed row
     await historical("SELECT dict_get_or_null('products_dict', 'name', to_uint64(7)) IS NULL"),
     [[true]],
   );
+  // An EXPRESSION attribute is computed from the source's columns (Proton function names).
+  await ok(
+    "CREATE DICTIONARY products_shout (id uint64, name string, shout string EXPRESSION upper(concat(name, '!'))) PRIMARY KEY id SOURCE(TIMEPLUS(STREAM 'products'))",
+  );
+  assert.deepEqual(await historical("SELECT dict_get('products_shout', 'shout', to_uint64(2))"), [['PEAR!']]);
   // LIFETIME: rows written later show once the schedule reloads the dictionary.
   await ingest(
     'products',
@@ -106,7 +111,10 @@ test('a dictionary over a stream: dict_get and its family read the committed row
     'the LIFETIME reload picks up new rows',
   );
   // SHOW DICTIONARIES / SHOW CREATE DICTIONARY
-  assert.deepEqual(await historical("SHOW DICTIONARIES LIKE 'products%'"), [['products_dict']]);
+  assert.deepEqual(await historical("SHOW DICTIONARIES LIKE 'products%'"), [
+    ['products_dict'],
+    ['products_shout'],
+  ]);
   const [[statement]] = (await historical('SHOW CREATE DICTIONARY products_dict')) as [[string]];
   assert.match(statement, /^CREATE DICTIONARY products_dict .*SOURCE\(TIMEPLUS\(STREAM 'products'\)\)/);
 });
