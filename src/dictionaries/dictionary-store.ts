@@ -18,6 +18,10 @@ import type { StreamStore } from '../stream/stream-store.ts';
 import { DictionaryRefresher } from './dictionary-refresher.ts';
 import { type DictionarySourceInfo, vetSource } from './dictionary-source.ts';
 
+function isInternalDatabase(db: string): boolean {
+  return db === 'system' || db.toLowerCase() === 'information_schema' || db.startsWith('_tributary');
+}
+
 /**
  * An HTTP source tries a few times, not the engine's default ten with a backoff of up to half a
  * minute: a server that is down fails the statement (or the reload) quickly. A statement that sets
@@ -119,7 +123,10 @@ export class DictionaryStore {
         name,
         detail: `${db}.${name} is a stream or view; a dictionary cannot take its name`,
       });
-    const { ddl, source } = this.engineForm(s, db, true);
+    if (isInternalDatabase(db))
+      throw err('INVALID_DICTIONARY', { name, detail: `database ${db} is the engine's or Tributary's own` });
+    // A new dictionary never replaces whatever the engine has of that name (the engine refuses).
+    const { ddl, source } = this.engineForm(s, db, existing !== undefined);
     await this.deps.engine.query(ddl, { lane: 'system' });
     try {
       await this.load(db, name);

@@ -200,6 +200,12 @@ test('a FILE source reads only inside the user files directory', async () => {
   writeFileSync(join(dir, 'ref', 'cities.csv'), '1,Paris\n2,Bergen\n');
   await ok('SYSTEM RELOAD DICTIONARY cities');
   assert.deepEqual(await historical("SELECT dict_get('cities', 'city', to_uint64(2))"), [['Bergen']]);
+  // A name with a quote is a name, not SQL.
+  writeFileSync(join(dir, "o'brien.csv"), '7,Cork\n');
+  await ok(
+    "CREATE DICTIONARY quoted (id uint64, city string) PRIMARY KEY id SOURCE(FILE(path 'o\\'brien.csv' format 'CSV'))",
+  );
+  assert.deepEqual(await historical("SELECT dict_get('quoted', 'city', to_uint64(7))"), [['Cork']]);
   // Outside: ../, an absolute path elsewhere, a link out of the directory.
   symlinkSync(join(h().dataDir, 'outside.csv'), join(dir, 'link.csv'));
   for (const path of ['../outside.csv', join(h().dataDir, 'outside.csv'), '/etc/passwd', 'link.csv']) {
@@ -295,6 +301,18 @@ test('bad input: clear 4xx errors with positions', async () => {
       400,
       36,
       /does not take QUERY/,
+    ],
+    [
+      "CREATE DICTIONARY b9 (id uint64, v string) PRIMARY KEY id SOURCE(TIMEPLUS(STREAM 'bad_src')) SETTINGS(max_memory_usage = 1)",
+      400,
+      36,
+      /setting max_memory_usage/,
+    ],
+    [
+      "CREATE DICTIONARY _tributary.b10 (id uint64, v string) PRIMARY KEY id SOURCE(TIMEPLUS(STREAM 'default.bad_src'))",
+      400,
+      36,
+      /database _tributary/,
     ],
     ["SELECT dict_get('no_dict', 'v', 1)", 404, 36, /Dictionary no_dict doesn't exist \(at position 17\)/],
     ["SELECT dict_get(concat('a', 'b'), 'v', 1)", 400, 36, /string literal/],

@@ -89,7 +89,24 @@ export function checkDictionaryShape(s: CreateDictionary): void {
       name,
       detail: `unknown or refused layout ${s.layout.name} (at position ${s.layout.span.start + 1}); use one of ${[...LAYOUTS].join(', ')}`,
     });
+  for (const x of s.settings ?? [])
+    if (!isDictionarySetting(x.name))
+      throw err('INVALID_DICTIONARY', {
+        name,
+        detail: `setting ${x.name} (at position ${x.span.start + 1}) is not one a dictionary may set; it may set input format settings (format_*, input_format_*, date_time_input_format) and http_max_tries`,
+      });
   dictionaryLifetime(s);
+}
+
+/** Settings a dictionary's source may run with: how it parses its input, how often HTTP retries. */
+function isDictionarySetting(name: string): boolean {
+  const n = name.toLowerCase();
+  return (
+    n.startsWith('format_') ||
+    n.startsWith('input_format_') ||
+    n === 'date_time_input_format' ||
+    n === 'http_max_tries'
+  );
 }
 
 /**
