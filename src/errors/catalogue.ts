@@ -155,6 +155,12 @@ export const ERRORS = {
     system: 'timeplusd',
     message: 'Invalid dictionary {name}: {detail}',
   },
+  UNKNOWN_DICTIONARY_LAYOUT: {
+    code: 137,
+    status: 400,
+    system: 'timeplusd',
+    message: 'Dictionary {name}: unknown layout {layout}{position}; use one of {layouts}',
+  },
   DICTIONARY_PATH_DENIED: {
     code: 291,
     status: 403,

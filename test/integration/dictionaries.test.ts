@@ -297,6 +297,12 @@ test('bad input: clear 4xx errors with positions', async () => {
       /layout SSD_CACHE/,
     ],
     [
+      "CREATE DICTIONARY b11 (id uint64, v string) PRIMARY KEY id SOURCE(TIMEPLUS(STREAM 'bad_src')) LAYOUT(IPTRIE())",
+      400,
+      137,
+      /unknown layout IPTRIE \(at position 102\)/,
+    ],
+    [
       "CREATE DICTIONARY b7 (id uint64, v string) PRIMARY KEY id SOURCE(CLICKHOUSE(QUERY 'SELECT 1'))",
       400,
       36,

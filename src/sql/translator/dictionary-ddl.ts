@@ -34,6 +34,9 @@ const LAYOUTS: ReadonlySet<string> = new Set([
   'POLYGON_INDEX_CELL',
 ]);
 
+/** Layouts the engine has that Tributary refuses: the SSD caches write files where the statement says. */
+const REFUSED_LAYOUTS: ReadonlySet<string> = new Set(['SSD_CACHE', 'COMPLEX_KEY_SSD_CACHE']);
+
 /** The engine's form of a dictionary: the statement with the source Tributary chose for it. */
 export interface EngineDictionary {
   /** `db`: the dictionary lives in the engine database of the same name. */
@@ -84,10 +87,18 @@ export function checkDictionaryShape(s: CreateDictionary): void {
         detail: `the PRIMARY KEY (at position ${k.span.start + 1}) must name declared columns`,
       });
   }
-  if (s.layout && !LAYOUTS.has(s.layout.name.toUpperCase()))
+  const layout = s.layout?.name.toUpperCase();
+  if (s.layout && layout && REFUSED_LAYOUTS.has(layout))
     throw err('INVALID_DICTIONARY', {
       name,
-      detail: `unknown or refused layout ${s.layout.name} (at position ${s.layout.span.start + 1}); use one of ${[...LAYOUTS].join(', ')}`,
+      detail: `layout ${s.layout.name} (at position ${s.layout.span.start + 1}) writes files at a path of its own; use CACHE or HASHED`,
+    });
+  if (s.layout && layout && !LAYOUTS.has(layout))
+    throw err('UNKNOWN_DICTIONARY_LAYOUT', {
+      name,
+      layout: s.layout.name,
+      position: ` (at position ${s.layout.span.start + 1})`,
+      layouts: [...LAYOUTS].join(', '),
     });
   for (const x of s.settings ?? [])
     if (!isDictionarySetting(x.name))
