@@ -287,9 +287,10 @@ export function buildPlanner(deps: PlannerDeps): {
       if (plan.kind !== 'statement') return plan;
       return {
         ...plan,
+        // The database's dictionaries go first: the streams they read can then be dropped.
         run: async (signal: AbortSignal) => {
+          await dictionaries.dropDatabase(s.target.name);
           await plan.run(signal);
-          await dictionaries.forgetDatabase(s.target.name);
         },
       };
     });

@@ -211,12 +211,9 @@ export class DictionaryStore {
     });
   }
 
-  /** DROP DATABASE took the engine's dictionaries of `db` with it: forget their records. */
-  async forgetDatabase(db: string): Promise<void> {
-    for (const r of this.list(db)) {
-      this.refresher.cancel(r.value.db, r.value.name);
-      await this.deps.catalog.delete(DICTIONARY_KIND, r.key);
-    }
+  /** DROP DATABASE: its dictionaries go first (then the streams they read can go). */
+  async dropDatabase(db: string): Promise<void> {
+    for (const r of this.list(db)) await this.drop(r.value.db, r.value.name, { ifExists: true });
   }
 
   close(): void {

@@ -346,6 +346,46 @@ test('bad input: clear 4xx errors with positions', async () => {
   await ok('DROP STREAM bad_src');
 });
 
+test('RENAME of a stream a dictionary reads is refused; DROP DATABASE takes its dictionaries along', async () => {
+  await ok('CREATE DATABASE dict_db');
+  await ok('CREATE STREAM dict_db.src (id uint64, v string)');
+  await ok(
+    "CREATE DICTIONARY dict_db.dd (id uint64, v string) PRIMARY KEY id SOURCE(TIMEPLUS(STREAM 'src'))",
+  );
+  assert.deepEqual(await historical('SHOW DICTIONARIES FROM dict_db'), [['dd']]);
+  assertError(await ddl('RENAME STREAM dict_db.src TO dict_db.src2'), 409, 630);
+  // A stream cannot take a dictionary's name.
+  assertError(await ddl('CREATE STREAM dict_db.dd (id uint64)'), 409, 446);
+  await ok('DROP DATABASE dict_db');
+  assert.deepEqual(await historical('SHOW DICTIONARIES FROM dict_db'), []);
+  let r = await h().call('GET', '/v1beta2/dictionaries?db=dict_db');
+  assert.deepEqual(r.json(), []);
+  await ok('CREATE DATABASE dict_db');
+  r = await ddl("SELECT dict_get('dict_db.dd', 'v', to_uint64(1))");
+  assertError(r, 404, 36);
+});
+
+test('a materialized view enriches rows with dict_get into its target stream', async () => {
+  await ok('CREATE STREAM mv_ref (id uint64, label string)');
+  await ingest('mv_ref', ['id', 'label'], [[1, 'one']]);
+  await ok(
+    "CREATE DICTIONARY mv_dict (id uint64, label string DEFAULT '-') PRIMARY KEY id SOURCE(TIMEPLUS(STREAM 'mv_ref'))",
+  );
+  await ok('CREATE STREAM mv_in (id uint64)');
+  await ok(
+    "CREATE MATERIALIZED VIEW mv_out AS SELECT id, dict_get('mv_dict', 'label', id) AS label FROM mv_in",
+  );
+  await ingest('mv_in', ['id'], [[1], [2]]);
+  await eventually(
+    'SELECT id, label FROM table(mv_out) ORDER BY id',
+    [
+      [1, 'one'],
+      [2, '-'],
+    ],
+    'the view wrote enriched rows',
+  );
+});
+
 test('REST operations 8-9 and the topology show dictionaries; only writers create them', async () => {
   await ok('CREATE STREAM rest_src (id uint64, v string)');
   await ok(
