@@ -177,6 +177,32 @@ test('a streaming query enriches each row from the dictionary as it is when the 
   await q.waitForRows(3);
   assert.deepEqual(q.rows[2], [102, 'blue']);
   await q.cancel();
+  // In an aggregation: groups keyed by the looked-up value.
+  const agg = await api.start(
+    "SELECT dict_get('colors_dict', 'color', color_id) AS color, count() AS n FROM orders GROUP BY color EMIT PERIODIC 100ms",
+  );
+  await ingest(
+    'orders',
+    ['order_id', 'color_id'],
+    [
+      [103, 1],
+      [104, 2],
+      [105, 2],
+    ],
+  );
+  let seen: unknown[][] = [];
+  for (let n = 1; n < 200 && !seen.some((row) => row[0] === 'blue' && Number(row[1]) === 2); n++)
+    seen = await agg.waitForRows(n);
+  assert.ok(
+    seen.some((row) => row[0] === 'blue' && Number(row[1]) === 2),
+    `blue counted twice: ${JSON.stringify(seen)}`,
+  );
+  await agg.cancel();
+  // /sqlanalyze and /format take dict_get too.
+  const r = await h().call('POST', '/v1beta2/sqlanalyze', {
+    body: { sql: "SELECT order_id, dict_get('colors_dict', 'color', color_id) FROM orders" },
+  });
+  assert.equal(r.statusCode, 200, r.body);
 });
 
 test('a FILE source reads only inside the user files directory', async () => {
