@@ -198,7 +198,12 @@ function fileQuery(s: CreateDictionary, real: string, format: string, call: Dict
 }
 
 function httpSource(s: CreateDictionary, call: DictionaryCall): VettedSource {
-  const opts = options(s, call, ['url', 'format', 'credentials', 'headers']);
+  if (call.args.some((a) => a.key.toLowerCase() === 'headers'))
+    throw invalid(
+      s,
+      "HTTP headers(...) are not supported: the engine would show their values to every reader of system.tables; use credentials(user '...' password '...'), whose password it hides",
+    );
+  const opts = options(s, call, ['url', 'format', 'credentials']);
   const url = required(s, call, opts, 'url');
   const format = required(s, call, opts, 'format');
   let parsed: URL;

@@ -11,6 +11,7 @@ import type {
   SystemStatement,
 } from '../sql/ast/statement.ts';
 import type { DictionaryStore } from './dictionary-store.ts';
+import { maskedDictionaryQuery } from './masked-query.ts';
 
 /** CREATE [OR REPLACE] DICTIONARY [IF NOT EXISTS] [db.]d (...) PRIMARY KEY ... SOURCE(...) ... */
 export function createDictionaryHandler(store: DictionaryStore): StatementHandler<CreateDictionary> {
@@ -48,7 +49,8 @@ export function showDictionariesHandler(store: DictionaryStore): StatementHandle
 export function showCreateDictionaryHandler(store: DictionaryStore): StatementHandler<ShowCreateStatement> {
   return async (s, ctx) => {
     const record = store.require(s.target.database ?? store.defaultDatabase, s.target.name);
-    return new StaticRows([{ name: 'statement', type: 'string' }], [[record.value.query]], ctx.sql, 'show');
+    const shown = maskedDictionaryQuery(record.value.query);
+    return new StaticRows([{ name: 'statement', type: 'string' }], [[shown]], ctx.sql, 'show');
   };
 }
 

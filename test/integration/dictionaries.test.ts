@@ -18,11 +18,13 @@ let server: Server;
 let port = 0;
 let httpBody = '1\tred\n2\tgreen\n';
 let httpHits = 0;
+let lastAuth = '';
 
 before(async () => {
   api = await StreamingApi.open();
-  server = createServer((_req, res) => {
+  server = createServer((req, res) => {
     httpHits++;
+    lastAuth = String(req.headers.authorization ?? '');
     res.end(httpBody);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -265,6 +267,31 @@ test('an HTTP source fetches its URL, again on SYSTEM RELOAD DICTIONARY and on i
     [['teal']],
     'the LIFETIME reload fetches again',
   );
+  // Credentials reach the server but are never shown back, not even in the engine's metadata.
+  await ok(
+    `CREATE DICTIONARY http_auth (id uint64, color string) PRIMARY KEY id SOURCE(HTTP(url 'http://127.0.0.1:${port}/c.tsv' format 'TSV' credentials(user 'u' password 'pw-secret-1')))`,
+  );
+  assert.equal(lastAuth, `Basic ${Buffer.from('u:pw-secret-1').toString('base64')}`);
+  // Header values would be shown by the engine's metadata: refused.
+  assertError(
+    await ddl(
+      `CREATE DICTIONARY http_hdr (id uint64, color string) PRIMARY KEY id SOURCE(HTTP(url 'http://127.0.0.1:${port}/c.tsv' format 'TSV' headers(header(name 'X-Token' value 'hdr-secret-2'))))`,
+    ),
+    400,
+    36,
+    /headers/,
+  );
+  const [[shown]] = (await historical('SHOW CREATE DICTIONARY http_auth')) as [[string]];
+  const listed = (await h().call('GET', '/v1beta2/dictionaries/http_auth')).body;
+  const topo = (await h().call('GET', '/v1beta2/topology')).body;
+  const engineMeta = JSON.stringify(
+    await historical("SELECT create_table_query FROM system.tables WHERE name = 'http_auth'"),
+  );
+  for (const text of [shown, listed, topo, engineMeta]) {
+    assert.ok(!text.includes('pw-secret-1') && !text.includes('hdr-secret-2'), text);
+  }
+  assert.match(shown, /password '\*\*\*\*\*\*'/);
+  await ok('DROP DICTIONARY http_auth');
   await ok('DROP DICTIONARY http_colors');
   assertError(
     await ddl(

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { DictionaryCatalogRecord, DictionaryStore } from '../../dictionaries/dictionary-store.ts';
+import { maskedDictionaryQuery } from '../../dictionaries/masked-query.ts';
 import { err } from '../../errors/tributary-error.ts';
 import { ADMIN, READ } from '../access.ts';
 import type { Services } from '../services.ts';
@@ -11,7 +12,7 @@ const byDb = {
 /** The contract's Dictionary: name, description, the defining query, audit fields. */
 export function dictionaryResource(record: DictionaryCatalogRecord): Record<string, unknown> {
   const d = record.value;
-  return { name: d.name, description: d.description, query: d.query, ...record.audit };
+  return { name: d.name, description: d.description, query: maskedDictionaryQuery(d.query), ...record.audit };
 }
 
 function storeOf(s: Services): DictionaryStore {

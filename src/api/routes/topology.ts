@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { maskedDictionaryQuery } from '../../dictionaries/masked-query.ts';
 import type { ViewRecord } from '../../streaming/catalog-resolver.ts';
 import { READ } from '../access.ts';
 import type { Services } from '../services.ts';
@@ -44,7 +45,7 @@ export function topologyRoutes(app: FastifyInstance, s: Services): void {
           db: r.value.db,
           name: r.value.name,
           ownership: r.audit.created_by,
-          query: r.value.query,
+          query: maskedDictionaryQuery(r.value.query),
           description: r.value.description,
           sourceKind: r.value.source.kind,
           ...(r.value.source.kind === 'stream'
