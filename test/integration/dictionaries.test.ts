@@ -150,6 +150,29 @@ test('a dictionary over a versioned_kv stream sees the latest row per key; a com
   assert.deepEqual(await historical("SELECT dict_get('prices_dict', 'amount', tuple('a', 'eu'))"), [[15]]);
 });
 
+test('hierarchical dictionaries: dict_get_hierarchy, dict_is_in, dict_get_children, dict_get_descendants', async () => {
+  await ok('CREATE STREAM regions (id uint64, parent uint64, name string)');
+  await ingest(
+    'regions',
+    ['id', 'parent', 'name'],
+    [
+      [1, 0, 'world'],
+      [2, 1, 'europe'],
+      [3, 2, 'france'],
+      [4, 2, 'norway'],
+    ],
+  );
+  await ok(
+    "CREATE DICTIONARY regions_dict (id uint64, parent uint64 DEFAULT 0 HIERARCHICAL, name string) PRIMARY KEY id SOURCE(TIMEPLUS(STREAM 'regions')) LAYOUT(HASHED())",
+  );
+  assert.deepEqual(
+    await historical(
+      "SELECT dict_get_hierarchy('regions_dict', to_uint64(3)), dict_is_in('regions_dict', to_uint64(3), to_uint64(1)), dict_is_in('regions_dict', to_uint64(1), to_uint64(3)), array_sort(dict_get_children('regions_dict', to_uint64(2))), array_sort(dict_get_descendants('regions_dict', to_uint64(1), 0))",
+    ),
+    [[[3, 2, 1], 1, 0, [3, 4], [2, 3, 4]]],
+  );
+});
+
 test('a streaming query enriches each row from the dictionary as it is when the row is processed', async () => {
   await ok('CREATE STREAM colors (id uint64, color string)');
   await ingest('colors', ['id', 'color'], [[1, 'red']]);
