@@ -80,6 +80,17 @@ export class CatalogResolver implements TableResolver {
         ...(this.isBounded(`${database}.${name}`, viewQuery) ? { bounded: true } : {}),
       };
     }
+    // A dictionary reads like a table of its current content (bounded: it has no stream of changes).
+    const engineDictionary = this.resolveDictionary(database, name);
+    if (engineDictionary !== undefined) {
+      return {
+        kind: 'external_table',
+        database,
+        name,
+        engineSql: `${quoteIdent(database)}.${quoteIdent(name)}`,
+        bounded: true,
+      };
+    }
     if (db !== undefined && ENGINE_DATABASES.has(db)) {
       return { kind: 'engine_table', database: db, name, engineSql: `${quoteIdent(db)}.${quoteIdent(name)}` };
     }

@@ -112,6 +112,12 @@ test('a dictionary over a stream: dict_get and its family read the committed row
     [['ripe pear', 'plum']],
     'the LIFETIME reload picks up new rows',
   );
+  // A dictionary reads like a table of its current content.
+  assert.deepEqual(await historical('SELECT id, name FROM products_dict ORDER BY id'), [
+    [1, 'green apple'],
+    [2, 'ripe pear'],
+    [3, 'plum'],
+  ]);
   // SHOW DICTIONARIES / SHOW CREATE DICTIONARY
   assert.deepEqual(await historical("SHOW DICTIONARIES LIKE 'products%'"), [
     ['products_dict'],
@@ -202,6 +208,14 @@ test('a streaming query enriches each row from the dictionary as it is when the 
   await q.waitForRows(3);
   assert.deepEqual(q.rows[2], [102, 'blue']);
   await q.cancel();
+  // Joined as a table: each row meets the dictionary's content when it is processed.
+  const joined = await api.start(
+    'SELECT o.order_id, c.color FROM orders AS o INNER JOIN colors_dict AS c ON o.color_id = c.id',
+  );
+  await ingest('orders', ['order_id', 'color_id'], [[110, 2]]);
+  await joined.waitForRows(1);
+  assert.deepEqual(joined.rows, [[110, 'blue']]);
+  await joined.cancel();
   // In an aggregation: groups keyed by the looked-up value.
   const agg = await api.start(
     "SELECT dict_get('colors_dict', 'color', color_id) AS color, count() AS n FROM orders GROUP BY color EMIT PERIODIC 100ms",
@@ -416,6 +430,9 @@ test('bad input: clear 4xx errors with positions', async () => {
   await ok(
     "CREATE DICTIONARY IF NOT EXISTS b8 (id uint64, v string) PRIMARY KEY id SOURCE(TIMEPLUS(STREAM 'bad_src'))",
   );
+  // A dictionary is read-only.
+  const insert = await ddl("INSERT INTO b8 (id, v) VALUES (1, 'x')");
+  assert.ok(insert.statusCode >= 400 && insert.statusCode < 500, insert.body);
   // The stream a dictionary reads is not dropped (Proton's code for dependents).
   assertError(await ddl('DROP STREAM bad_src'), 409, 630, /dictionaries read it: default.b8/);
   await ok('DROP DICTIONARY b8');
@@ -523,6 +540,7 @@ test('dict_get reaches only Tributary dictionaries, never one the engine holds f
     "SELECT dict_get('default.engine_only', 'v', to_uint64(1))",
     "SELECT dictGet('engine_only', 'v', to_uint64(1))",
     "SELECT * FROM dictionary('engine_only')",
+    'SELECT * FROM engine_only',
   ]) {
     const r = await ddl(sql);
     assert.ok(r.statusCode === 404 || r.statusCode === 403, `${sql}: ${r.statusCode} ${r.body}`);
