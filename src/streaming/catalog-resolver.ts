@@ -84,7 +84,7 @@ export class CatalogResolver implements TableResolver {
     const engineDictionary = this.resolveDictionary(database, name);
     if (engineDictionary !== undefined) {
       return {
-        kind: 'external_table',
+        kind: 'dictionary',
         database,
         name,
         engineSql: `${quoteIdent(database)}.${quoteIdent(name)}`,

@@ -28,7 +28,9 @@ export type ResolvedKind =
   | 'materialized_view'
   | 'external_table'
   | 'external_stream'
-  | 'engine_table';
+  | 'engine_table'
+  /** A Tributary dictionary read as a table of its current content (bounded, read-only). */
+  | 'dictionary';
 
 export interface ResolvedColumn {
   readonly name: string;
