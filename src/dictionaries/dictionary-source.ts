@@ -119,6 +119,12 @@ function streamSource(s: CreateDictionary, call: DictionaryCall, ctx: SourceCont
   const dot = name.indexOf('.');
   const db = opts.get('db') ?? opts.get('database') ?? (dot > 0 ? name.slice(0, dot) : ctx.db);
   const streamName = dot > 0 && !opts.has('db') && !opts.has('database') ? name.slice(dot + 1) : name;
+  const layout = s.layout?.name.toUpperCase() ?? '';
+  if (/(^|_)(CACHE|DIRECT)$/.test(layout))
+    throw invalid(
+      s,
+      `layout ${s.layout?.name} reads the source at every lookup; a stream source is loaded whole (use HASHED, FLAT, ...)`,
+    );
   const def = ctx.stream(db, streamName);
   if (!def) throw err('UNKNOWN_STREAM', { name: `${db}.${streamName}` });
   if (def.storageType === 'streaming')

@@ -13,7 +13,7 @@ import {
   dictionaryLifetime,
   translateCreateDictionary,
 } from '../sql/translator/dictionary-ddl.ts';
-import type { StreamDefinition } from '../stream/stream-definition.ts';
+import { type StreamDefinition, streamKey } from '../stream/stream-definition.ts';
 import type { StreamStore } from '../stream/stream-store.ts';
 import { DictionaryRefresher } from './dictionary-refresher.ts';
 import { type DictionarySourceInfo, vetSource } from './dictionary-source.ts';
@@ -77,7 +77,10 @@ export class DictionaryStore {
   private readonly refresher: DictionaryRefresher;
 
   constructor(private readonly deps: DictionaryStoreDeps) {
-    this.refresher = new DictionaryRefresher((db, name) => this.reload(db, name), deps.logger);
+    this.refresher = new DictionaryRefresher(
+      (db, name) => this.reload(db, name, { ifChanged: true }),
+      deps.logger,
+    );
   }
 
   get defaultDatabase(): string {
@@ -129,7 +132,7 @@ export class DictionaryStore {
     const { ddl, source } = this.engineForm(s, db, existing !== undefined);
     await this.deps.engine.query(ddl, { lane: 'system' });
     try {
-      await this.load(db, name);
+      await this.load(db, name, source);
     } catch (e) {
       // Nothing is kept: the previous definition comes back (OR REPLACE), or the dictionary goes.
       if (existing) await this.recreate(existing.value).catch(() => undefined);
@@ -153,6 +156,7 @@ export class DictionaryStore {
       throw err('UNKNOWN_DICTIONARY', { name: `${db}.${name}`, position: '' });
     }
     this.refresher.cancel(db, name);
+    this.loadedSn.delete(`${db}.${name}`);
     await this.dropEngine(db, name);
     await this.deps.catalog.delete(DICTIONARY_KIND, `${db}.${name}`);
   }
@@ -160,12 +164,22 @@ export class DictionaryStore {
   /**
    * Load the dictionary's source again now (SYSTEM RELOAD DICTIONARY, and the LIFETIME schedule).
    * A FILE source is vetted again first (its path may have become a link out of the directory).
+   * `ifChanged` (the schedule): a stream source with no rows committed since the last load is not
+   * read again.
    */
-  async reload(db: string, name: string): Promise<void> {
+  async reload(db: string, name: string, options: { ifChanged?: boolean } = {}): Promise<void> {
     const record = this.require(db, name);
-    if (record.value.source.kind === 'file') await this.recreate(record.value);
-    await this.load(db, name);
+    const source = record.value.source;
+    if (options.ifChanged && source.kind === 'stream') {
+      const loaded = this.loadedSn.get(record.key);
+      if (loaded !== undefined && loaded === this.deps.streams.committedSn(source.db, source.name)) return;
+    }
+    if (source.kind === 'file') await this.recreate(record.value);
+    await this.load(db, name, source);
   }
+
+  /** Per dictionary over a stream: the stream's last committed sequence number when it was loaded. */
+  private readonly loadedSn = new Map<string, number>();
 
   /** Every dictionary (SYSTEM RELOAD DICTIONARIES). */
   async reloadAll(): Promise<void> {
@@ -242,11 +256,22 @@ export class DictionaryStore {
     await this.deps.engine.query(ddl, { lane: 'system' });
   }
 
-  private async load(db: string, name: string): Promise<void> {
-    try {
-      await this.deps.engine.query(`SYSTEM RELOAD DICTIONARY ${quoteIdent(db)}.${quoteIdent(name)}`, {
-        lane: 'system',
+  /**
+   * Load the engine dictionary from its source. A stream is read under the stream's read lock (a
+   * read that overlaps a Buffer flush could miss the rows being moved: flush-lock.ts), on the
+   * stream lane (a load may be long; catalog and ingest calls keep the system lane).
+   */
+  private async load(db: string, name: string, source: DictionarySourceInfo): Promise<void> {
+    const run = () =>
+      this.deps.engine.query(`SYSTEM RELOAD DICTIONARY ${quoteIdent(db)}.${quoteIdent(name)}`, {
+        lane: 'stream',
       });
+    try {
+      if (source.kind === 'stream') {
+        const sn = this.deps.streams.committedSn(source.db, source.name);
+        await this.deps.streams.read([streamKey(source.db, source.name)], run);
+        this.loadedSn.set(`${db}.${name}`, sn);
+      } else await run();
     } catch (e) {
       const detail = isTributaryError(e) || e instanceof Error ? e.message : String(e);
       throw err('DICTIONARY_LOAD_FAILED', { name: `${db}.${name}`, detail }, e);

@@ -387,6 +387,12 @@ test('bad input: clear 4xx errors with positions', async () => {
       /layout SSD_CACHE/,
     ],
     [
+      "CREATE DICTIONARY b12 (id uint64, v string) PRIMARY KEY id SOURCE(TIMEPLUS(STREAM 'bad_src')) LAYOUT(CACHE(SIZE_IN_CELLS 10))",
+      400,
+      36,
+      /reads the source at every lookup/,
+    ],
+    [
       "CREATE DICTIONARY b11 (id uint64, v string) PRIMARY KEY id SOURCE(TIMEPLUS(STREAM 'bad_src')) LAYOUT(IPTRIE())",
       400,
       137,
