@@ -188,15 +188,17 @@ export class DictionaryStore {
 
   /**
    * At start: every recorded dictionary is created again in the engine from its statement (paths and
-   * stream tables as they are now) and its LIFETIME schedule starts. One that cannot be created is
-   * logged and left as the engine kept it.
+   * stream tables as they are now), loaded, and its LIFETIME schedule starts. One that cannot be
+   * created or loaded is logged (the next reload tries again).
    */
   async restore(): Promise<void> {
     for (const r of this.list()) {
       try {
         await this.recreate(r.value);
+        // Loaded now, under the stream's flush lock, rather than by the first dict_get outside it.
+        await this.load(r.value.db, r.value.name, r.value.source);
       } catch (e) {
-        this.deps.logger?.warn({ dictionary: r.key, err: (e as Error).message }, 'dictionary not re-created');
+        this.deps.logger?.warn({ dictionary: r.key, err: (e as Error).message }, 'dictionary not restored');
       }
       this.refresher.schedule(r.value);
     }
