@@ -12,6 +12,8 @@ const MIN_INTERVAL_MS = 1000;
  */
 export class DictionaryRefresher {
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Dictionaries with a schedule (a reload in flight included). */
+  private readonly live = new Set<string>();
   private closed = false;
 
   constructor(
@@ -40,9 +42,6 @@ export class DictionaryRefresher {
     this.timers.set(key, timer);
     this.live.add(key);
   }
-
-  /** Dictionaries with a schedule (a reload in flight included). */
-  private readonly live = new Set<string>();
 
   cancel(db: string, name: string): void {
     const key = `${db}.${name}`;
