@@ -1,6 +1,6 @@
 // Keeps cases from seeing each other's objects: what exists before a case (databases, and the
 // streams and views of each) is remembered, and whatever the case left behind is dropped after it
-// (views first, then streams, then new databases), through the REST API.
+// (dictionaries and views first, then streams, then new databases), through the REST API.
 
 import type { TributaryApi } from '../conformance/api-client.ts';
 import { callStatement } from './statement-call.ts';
@@ -28,14 +28,16 @@ async function databases(api: TributaryApi, signal: AbortSignal): Promise<string
 }
 
 interface Listed {
+  dictionaries: Array<[string, string]>;
   views: Array<[string, string]>;
   streams: Array<[string, string]>;
 }
 
 async function list(api: TributaryApi, dbs: string[], signal: AbortSignal): Promise<Listed> {
-  const out: Listed = { views: [], streams: [] };
+  const out: Listed = { dictionaries: [], views: [], streams: [] };
   for (const db of dbs) {
     const q = `?db=${encodeURIComponent(db)}`;
+    for (const n of await names(api, `/v1beta2/dictionaries${q}`, signal)) out.dictionaries.push([db, n]);
     for (const n of await names(api, `/v1beta2/materialized_views${q}`, signal)) out.views.push([db, n]);
     for (const n of await names(api, `/v1beta2/views${q}`, signal)) out.views.push([db, n]);
     for (const n of await names(api, `/v1beta2/streams${q}`, signal)) out.streams.push([db, n]);
@@ -48,7 +50,9 @@ export async function snapshotCatalog(api: TributaryApi, signal: AbortSignal): P
   const listed = await list(api, dbs, signal);
   return {
     databases: new Set(dbs),
-    objects: new Set([...listed.views, ...listed.streams].map(([db, n]) => `${db}.${n}`)),
+    objects: new Set(
+      [...listed.dictionaries, ...listed.views, ...listed.streams].map(([db, n]) => `${db}.${n}`),
+    ),
   };
 }
 
@@ -66,6 +70,9 @@ export async function restoreCatalog(
     const answer = await callStatement(api, sql, {}, signal);
     if (answer.kind === 'error') problems.push(`${sql}: ${answer.message}`);
   };
+  for (const [db, n] of listed.dictionaries) {
+    if (!before.objects.has(`${db}.${n}`)) await drop(`DROP DICTIONARY IF EXISTS ${quote(db)}.${quote(n)}`);
+  }
   for (const [db, n] of listed.views) {
     if (!before.objects.has(`${db}.${n}`)) await drop(`DROP VIEW IF EXISTS ${quote(db)}.${quote(n)}`);
   }

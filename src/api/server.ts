@@ -7,6 +7,7 @@ import { installRequestId, requestIdOf } from './request-id.ts';
 import { BODY_LIMIT, PATH_SEGMENT_LIMIT } from './request-limits.ts';
 import { clusterRoutes } from './routes/cluster.ts';
 import { dashboardRoutes } from './routes/dashboards.ts';
+import { dictionaryRoutes } from './routes/dictionaries.ts';
 import { execRoutes } from './routes/exec.ts';
 import { externalStreamRoutes } from './routes/external-streams.ts';
 import { infoRoutes } from './routes/info.ts';
@@ -82,6 +83,7 @@ export function buildServer(services: Services): FastifyInstance {
       sourceRoutes(api, services);
       sinkRoutes(api, services);
       externalStreamRoutes(api, services);
+      dictionaryRoutes(api, services);
     },
     { prefix: API_PREFIX },
   );

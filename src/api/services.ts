@@ -8,6 +8,7 @@ import type { Config } from '../config/config.ts';
 import type { InputService } from '../connectors/inputs/input-service.ts';
 import type { SinkService } from '../connectors/sinks/sink-service.ts';
 import type { SourceService } from '../connectors/sources/source-service.ts';
+import type { DictionaryStore } from '../dictionaries/dictionary-store.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { ExternalStreams } from '../external/streams/external-streams.ts';
 import type { LicenseStore } from '../license/license-store.ts';
@@ -62,6 +63,8 @@ export interface Services {
   sinks?: SinkService;
   /** Random streams (CREATE RANDOM STREAM): settings and generators. */
   randoms?: RandomStreams;
+  /** Dictionaries (CREATE DICTIONARY): records, engine dictionaries, LIFETIME reloads. */
+  dictionaries?: DictionaryStore;
   /** When the server started (epoch milliseconds). */
   bootedAt: number;
 }

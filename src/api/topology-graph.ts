@@ -31,7 +31,8 @@ export interface TopologyNode {
     | 'input'
     | 'source'
     | 'sink'
-    | 'external_stream';
+    | 'external_stream'
+    | 'dictionary';
   ownership: Actor;
   properties: Record<string, unknown>;
 }
@@ -45,6 +46,19 @@ export interface TopologyInput {
   record: InputRecord;
   status: InputStatus | undefined;
   target: TargetStream;
+}
+
+/** A dictionary as the graph shows it: the stream it reads, if its source is a stream. */
+export interface TopologyDictionary {
+  db: string;
+  name: string;
+  ownership: Actor;
+  query: string;
+  description: string;
+  /** `{db, name}` of the stream a TIMEPLUS / CLICKHOUSE source reads. */
+  stream?: { db: string; name: string };
+  /** `stream`, `file` or `http`. */
+  sourceKind: string;
 }
 
 /** A source as the graph shows it (from SourceService). */
@@ -62,6 +76,7 @@ export interface TopologyResources {
   sinks?: readonly SinkTopologyNode[];
   /** External streams (from ExternalStreams): written by materialized views INTO them. */
   externalStreams?: readonly { db: string; name: string; type: string; ownership: Actor }[];
+  dictionaries?: readonly TopologyDictionary[];
 }
 
 /**
@@ -206,6 +221,20 @@ export function buildTopology(resources: TopologyResources, db?: string): Topolo
       properties: { sink_type: sink.type, status: sink.status },
     });
     for (const key of sink.reads) link(tables.get(key), id, 'to');
+  }
+  for (const d of resources.dictionaries ?? []) {
+    if (!inDb(d.db)) continue;
+    const id = `dictionary:${d.db}.${d.name}`;
+    nodes.push({
+      db: d.db,
+      id,
+      name: d.name,
+      type: 'dictionary',
+      ownership: d.ownership,
+      properties: { query: d.query, description: d.description, source_type: d.sourceKind },
+    });
+    // The dictionary loads from the stream: data flows stream -> dictionary, which depends on it.
+    if (d.stream) link(tables.get(`${d.stream.db}.${d.stream.name}`), id, 'to');
   }
   return { nodes, edges, dependencies };
 }

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { InputService } from '../connectors/inputs/input-service.ts';
 import {
@@ -8,6 +9,14 @@ import {
 } from '../connectors/inputs/input-statements.ts';
 import { guardDatabaseDrop, guardStreamDrop } from '../connectors/inputs/stream-drop-guard.ts';
 import type { SourceService } from '../connectors/sources/source-service.ts';
+import {
+  createDictionaryHandler,
+  dropDictionaryHandler,
+  showCreateDictionaryHandler,
+  showDictionariesHandler,
+  systemDictionaryHandler,
+} from '../dictionaries/dictionary-statements.ts';
+import { DictionaryStore } from '../dictionaries/dictionary-store.ts';
 import type { Engine } from '../engine/engine.ts';
 import { err } from '../errors/tributary-error.ts';
 import {
@@ -98,6 +107,8 @@ export interface PlannerDeps {
   dataDir?: string;
   /** Sources: a stream one writes into is not dropped or renamed. */
   sources?: SourceService;
+  /** The directory dictionaries' FILE sources are confined to (default `<dataDir>/user_files`). */
+  userFilesDir?: string;
 }
 
 /** The statement families shared by several owners; each owner registers its part. */
@@ -120,6 +131,7 @@ export function buildPlanner(deps: PlannerDeps): {
   sharedReads: SharedStepReads;
   randoms: RandomStreams;
   externals: ExternalStreams;
+  dictionaries: DictionaryStore;
 } {
   const resolver = new CatalogResolver(deps.catalog, deps.streams, DEFAULT_DATABASE);
   const sharedReads = new SharedStepReads();
@@ -299,7 +311,38 @@ export function buildPlanner(deps: PlannerDeps): {
   const mvDeps = { mvs, defaultDatabase: DEFAULT_DATABASE };
   const dropMv = dropMaterializedViewHandler(mvDeps);
   planner.register('CreateView', createViewHandler(viewDeps, createMaterializedViewHandler(mvDeps)));
-  planner.register('System', systemMaterializedViewHandler(mvDeps));
+  // Dictionaries (src/dictionaries): SYSTEM RELOAD DICTIONARY first, other SYSTEM commands to the MVs.
+  const dictionaries = new DictionaryStore({
+    engine: deps.engine,
+    catalog: deps.catalog,
+    streams: deps.streams,
+    streamNamed: (db, name) => {
+      const r = resolver.resolve(db, name);
+      return r ? resolver.streamDefinition(r, db, name) : undefined;
+    },
+    defaultDatabase: DEFAULT_DATABASE,
+    userFilesDir: deps.userFilesDir ?? join(deps.dataDir ?? deps.engine.dataPath, 'user_files'),
+    ...(deps.logger ? { logger: deps.logger } : {}),
+  });
+  dictionaries.guardStreams();
+  planner.register('System', systemDictionaryHandler(dictionaries, systemMaterializedViewHandler(mvDeps)));
+  planner.register('CreateDictionary', createDictionaryHandler(dictionaries));
+  dispatch.drop
+    .register('DICTIONARY', dropDictionaryHandler(dictionaries))
+    .wrap('DATABASE', (h) => async (s, ctx) => {
+      const plan = await h(s, ctx);
+      if (plan.kind !== 'statement') return plan;
+      return {
+        ...plan,
+        // The database's dictionaries go first: the streams they read can then be dropped.
+        run: async (signal: AbortSignal) => {
+          await dictionaries.dropDatabase(s.target.name);
+          await plan.run(signal);
+        },
+      };
+    });
+  dispatch.show.register('DICTIONARIES', showDictionariesHandler(dictionaries));
+  dispatch.showCreate.register('DICTIONARY', showCreateDictionaryHandler(dictionaries));
   dispatch.drop
     .register('VIEW', dropViewHandler(viewDeps, dropMv))
     .wrap('STREAM', (h) => dropStreamOrViewHandler(viewDeps, h, dropMv))
@@ -312,5 +355,5 @@ export function buildPlanner(deps: PlannerDeps): {
     .register('VIEW', showCreateViewHandler(viewDeps))
     .register('MATERIALIZED VIEW', showCreateViewHandler(viewDeps))
     .wrap('STREAM', (h) => showCreateStreamOrViewHandler(viewDeps, h));
-  return { planner, dispatch, resolver, views, mvs, sharedReads, randoms, externals };
+  return { planner, dispatch, resolver, views, mvs, sharedReads, randoms, externals, dictionaries };
 }

@@ -1,4 +1,4 @@
-import { access } from 'node:fs/promises';
+import { access, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../api/server.ts';
@@ -129,6 +129,7 @@ export class Tributary {
         sources,
         logger,
         dataDir: config.dataDir,
+        ...(config.userFilesDir ? { userFilesDir: config.userFilesDir } : {}),
         ...(tuning.mvRetry ? { mvRetry: tuning.mvRetry } : {}),
       });
       sinks = new SinkService({
@@ -147,6 +148,9 @@ export class Tributary {
           sinkService.assertNoReaders(s.target.database ?? 'default', s.target.name);
           return h(s, ctx);
         });
+      // Dictionaries' FILE sources read only inside this directory (operations.md, "User files directory").
+      await mkdir(built.dictionaries.userFilesDir, { recursive: true, mode: 0o700 });
+      await built.dictionaries.restore();
       const services: Services = {
         config,
         logger,
@@ -166,6 +170,7 @@ export class Tributary {
         mvs: built.mvs,
         sharedReads: built.sharedReads,
         randoms: built.randoms,
+        dictionaries: built.dictionaries,
         sources,
         sinks,
         externals: built.externals,
@@ -213,6 +218,7 @@ export class Tributary {
     await this.services.queries.closeAll();
     await this.services.sinks?.close();
     await this.services.mvs.close();
+    this.services.dictionaries?.close();
     this.services.randoms?.close();
     await this.services.sources?.close();
     await this.services.inputs?.close();

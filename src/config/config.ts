@@ -26,6 +26,11 @@ export interface Config {
    * blocks and/or base64 of raw 32-byte keys, comma or space separated); none by default.
    */
   licensePublicKeys: string | undefined;
+  /**
+   * The directory dictionaries' FILE sources are confined to (TRIBUTARY_USER_FILES, default
+   * `<data>/user_files`), absolute.
+   */
+  userFilesDir: string | undefined;
 }
 
 /** One configuration variable: its environment name, its CLI flag, and how to read it. */
@@ -130,6 +135,15 @@ const VARIABLES = [
       return raw;
     },
   },
+  {
+    key: 'userFilesDir',
+    env: 'TRIBUTARY_USER_FILES',
+    flag: 'user-files',
+    parse: (raw: string, name: string) => {
+      if (!raw.trim()) throw new ConfigError(name, `${name} must not be empty`);
+      return resolve(raw);
+    },
+  },
 ] as const satisfies readonly Variable<keyof Config>[];
 
 export const DEFAULTS: Config = {
@@ -142,6 +156,7 @@ export const DEFAULTS: Config = {
   engineSystemSessions: 2,
   engineStreamSessions: 2,
   licensePublicKeys: undefined,
+  userFilesDir: undefined,
 };
 
 /** Names of every configuration variable, for help text and docs. */

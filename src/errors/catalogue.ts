@@ -136,6 +136,49 @@ export const ERRORS = {
     system: 'timeplusd',
     message: 'Cannot drop or rename {name}, because some views depend on it: {dependents}',
   },
+  // --- dictionaries (engine-compatible codes; see src/dictionaries) ---
+  UNKNOWN_DICTIONARY: {
+    code: 36,
+    status: 404,
+    system: 'timeplusd',
+    message: "Dictionary {name} doesn't exist{position}",
+  },
+  DICTIONARY_ALREADY_EXISTS: {
+    code: 446,
+    status: 409,
+    system: 'timeplusd',
+    message: 'Dictionary {name} already exists',
+  },
+  INVALID_DICTIONARY: {
+    code: 36,
+    status: 400,
+    system: 'timeplusd',
+    message: 'Invalid dictionary {name}: {detail}',
+  },
+  UNKNOWN_DICTIONARY_LAYOUT: {
+    code: 137,
+    status: 400,
+    system: 'timeplusd',
+    message: 'Dictionary {name}: unknown layout {layout}{position}; use one of {layouts}',
+  },
+  DICTIONARY_PATH_DENIED: {
+    code: 291,
+    status: 403,
+    system: 'timeplusd',
+    message: 'Dictionary {name}: the file {path} is not inside the user files directory ({dir})',
+  },
+  DICTIONARY_LOAD_FAILED: {
+    code: 11601,
+    status: 400,
+    system: 'timeplusd',
+    message: 'Dictionary {name} could not load from its source: {detail}',
+  },
+  DICTIONARY_SOURCE_IN_USE: {
+    code: 630,
+    status: 409,
+    system: 'timeplusd',
+    message: 'Cannot drop or rename {name}, because dictionaries read it: {dependents}',
+  },
 
   // --- authentication and access (100xx) ---
   AUTH_REQUIRED: { code: 10001, status: 401, system: 'appserver', message: 'Authentication required' },

@@ -34,5 +34,8 @@ export function randomStreamResolver(
       };
     },
     ...(base.resolveFunction ? { resolveFunction: (n: string) => base.resolveFunction?.(n) } : {}),
+    ...(base.resolveDictionary
+      ? { resolveDictionary: (d: string | undefined, n: string) => base.resolveDictionary?.(d, n) }
+      : {}),
   };
 }

@@ -48,6 +48,16 @@ export class CatalogResolver implements TableResolver {
     readonly defaultDatabase = 'default',
   ) {}
 
+  /**
+   * A dictionary of the catalog (kind `dictionary`, key `db.name`): the engine keeps it in the
+   * database of the same name (src/dictionaries). An own property, so spreads of this resolver keep it.
+   */
+  readonly resolveDictionary = (db: string | undefined, name: string): string | undefined => {
+    const database = db ?? this.defaultDatabase;
+    if (!this.catalog.get('dictionary', `${database}.${name}`)) return undefined;
+    return `${database}.${name}`;
+  };
+
   resolve(db: string | undefined, name: string): ResolvedTable | undefined {
     const database = db ?? this.defaultDatabase;
     const stream = this.streams.get(database, name)?.value;
@@ -68,6 +78,17 @@ export class CatalogResolver implements TableResolver {
         ...(view.columns ? { columns: view.columns } : {}),
         // A view whose query reads no stream incrementally (table(s), engine tables) is bounded.
         ...(this.isBounded(`${database}.${name}`, viewQuery) ? { bounded: true } : {}),
+      };
+    }
+    // A dictionary reads like a table of its current content (bounded: it has no stream of changes).
+    const engineDictionary = this.resolveDictionary(database, name);
+    if (engineDictionary !== undefined) {
+      return {
+        kind: 'dictionary',
+        database,
+        name,
+        engineSql: `${quoteIdent(database)}.${quoteIdent(name)}`,
+        bounded: true,
       };
     }
     if (db !== undefined && ENGINE_DATABASES.has(db)) {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { maskedDictionaryQuery } from '../../dictionaries/masked-query.ts';
 import type { ViewRecord } from '../../streaming/catalog-resolver.ts';
 import { READ } from '../access.ts';
 import type { Services } from '../services.ts';
@@ -46,6 +47,17 @@ export function topologyRoutes(app: FastifyInstance, s: Services): void {
           name: r.value.name,
           type: r.value.type,
           ownership: r.audit.created_by,
+        })),
+        dictionaries: (s.dictionaries?.list() ?? []).map((r) => ({
+          db: r.value.db,
+          name: r.value.name,
+          ownership: r.audit.created_by,
+          query: maskedDictionaryQuery(r.value.query),
+          description: r.value.description,
+          sourceKind: r.value.source.kind,
+          ...(r.value.source.kind === 'stream'
+            ? { stream: { db: r.value.source.db, name: r.value.source.name } }
+            : {}),
         })),
       },
       db,

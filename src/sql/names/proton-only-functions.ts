@@ -58,6 +58,16 @@ export function mapProtonOnlyCall(lower: string, c: FunctionCall): FunctionCall 
     // random_in_type(type[, max][, generator]): a random value of the type (random-in-type.ts).
     case 'random_in_type':
       return mapRandomInType(c);
+    // dict_get_decimal32/64/128[_or_default](dict, attr, key[, default]): the engine has no typed
+    // decimal getters; the untyped ones answer the attribute's own (decimal) type.
+    case 'dict_get_decimal32':
+    case 'dict_get_decimal64':
+    case 'dict_get_decimal128':
+      return a.length === 3 ? call('dictGet', a, c) : undefined;
+    case 'dict_get_decimal32_or_default':
+    case 'dict_get_decimal64_or_default':
+    case 'dict_get_decimal128_or_default':
+      return a.length === 4 ? call('dictGetOrDefault', a, c) : undefined;
     default:
       return undefined;
   }
@@ -65,6 +75,12 @@ export function mapProtonOnlyCall(lower: string, c: FunctionCall): FunctionCall 
 
 /** Names `mapProtonOnlyCall` maps. */
 export const MAPPED_PROTON_ONLY: ReadonlySet<string> = new Set([
+  'dict_get_decimal32',
+  'dict_get_decimal64',
+  'dict_get_decimal128',
+  'dict_get_decimal32_or_default',
+  'dict_get_decimal64_or_default',
+  'dict_get_decimal128_or_default',
   'snowflake_to_datetime',
   'snowflake_to_datetime64',
   'datetime_to_snowflake',
@@ -78,7 +94,6 @@ const NOT_IN_ENGINE = 'the embedded engine is built without it';
 const NLP = `a natural-language function; ${NOT_IN_ENGINE}`;
 const S2 = `an S2 geometry function; ${NOT_IN_ENGINE}`;
 const THETA = `a theta-sketch function; ${NOT_IN_ENGINE}; use uniq() or uniq_exact()`;
-const DICT = 'dictionaries are not supported yet';
 const INTERNAL = 'internal to Proton (not for queries)';
 
 /** Proton functions Tributary refuses, with the reason (and the alternative, if any). */
@@ -128,12 +143,6 @@ export const UNSUPPORTED_PROTON_FUNCTIONS: ReadonlyMap<string, string> = new Map
   ['uniq_theta_intersect', THETA],
   ['uniq_theta_not', THETA],
   ['uniq_theta_union', THETA],
-  ['dict_get_decimal32', DICT],
-  ['dict_get_decimal32_or_default', DICT],
-  ['dict_get_decimal64', DICT],
-  ['dict_get_decimal64_or_default', DICT],
-  ['dict_get_decimal128', DICT],
-  ['dict_get_decimal128_or_default', DICT],
 ]);
 
 /**

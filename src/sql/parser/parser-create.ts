@@ -263,6 +263,13 @@ export abstract class CreateParser extends DdlParser {
     this.expectOp('(');
     const args: { key: string; value: Expr | DictionaryCall }[] = [];
     while (!this.isOp(')')) {
+      // A nested element `credentials(user 'u' password 'p')`: its name is its key.
+      if (this.isName() && this.peek().type === 'op' && this.peek().value === '(') {
+        const nested = this.dictionaryCall();
+        args.push({ key: nested.name, value: nested });
+        this.acceptOp(',');
+        continue;
+      }
       const key = this.name('key');
       const value: Expr | DictionaryCall =
         this.isName() && this.peek().type === 'op' && this.peek().value === '('

@@ -200,10 +200,11 @@ export class StatementPrinter extends QueryPrinter {
   }
 
   protected dictionaryCall(c: DictionaryCall, layout: Layout): string {
-    const args = c.args.map(
-      (a) =>
-        `${a.key} ${a.value.kind === 'DictionaryCall' ? this.dictionaryCall(a.value, layout) : this.expr(a.value, PREC.unary, layout)}`,
-    );
+    const args = c.args.map((a) => {
+      if (a.value.kind !== 'DictionaryCall') return `${a.key} ${this.expr(a.value, PREC.unary, layout)}`;
+      const call = this.dictionaryCall(a.value, layout);
+      return a.key === a.value.name ? call : `${a.key} ${call}`;
+    });
     return `${c.name}(${args.join(' ')})`;
   }
 

@@ -16,6 +16,7 @@ import { type DataType, printDataType, TypeSyntaxError } from '../types/data-typ
 import { PROTON_TYPE_NAMES, toClickHouseType, UnknownTypeError } from '../types/proton-types.ts';
 import { asBool } from './bool-results.ts';
 import { protonColumnName } from './column-names.ts';
+import { isDictionaryFunction, withDictionaryName } from './dictionary-calls.ts';
 import {
   checkEngineTable,
   checkFunction,
@@ -213,8 +214,9 @@ export class ClickHousePrinter extends StatementPrinter {
         hint: m.suggestion ? `. Maybe you meant: ${m.suggestion}` : '',
       });
     }
-    checkFunction(m.call.name, f.name, f.span);
     let call = m.call;
+    if (isDictionaryFunction(call.name)) call = withDictionaryName(call, f, this.options.resolver);
+    else checkFunction(call.name, f.name, f.span);
     if (
       f.name.toLowerCase() === 'map_cast' &&
       f.args.length === 2 &&

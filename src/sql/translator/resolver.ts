@@ -13,6 +13,13 @@ export interface TableResolver {
   resolve(db: string | undefined, name: string): ResolvedTable | undefined;
   /** Optional: user-defined functions (remote / JavaScript UDFs) by name. */
   resolveFunction?(name: string): { readonly clickhouse: string; readonly aggregate?: boolean } | undefined;
+  /**
+   * Optional: Tributary's dictionaries. Answers the engine's name of dictionary `[db.]name` (what
+   * `dict_get*` calls pass the engine), or undefined when there is none. Without it, `dict_get*`
+   * is refused. Implementations should make it an own property (an arrow function) so resolvers
+   * built by spreading this one keep it.
+   */
+  resolveDictionary?(db: string | undefined, name: string): string | undefined;
 }
 
 export type ResolvedKind =
@@ -21,7 +28,9 @@ export type ResolvedKind =
   | 'materialized_view'
   | 'external_table'
   | 'external_stream'
-  | 'engine_table';
+  | 'engine_table'
+  /** A Tributary dictionary read as a table of its current content (bounded, read-only). */
+  | 'dictionary';
 
 export interface ResolvedColumn {
   readonly name: string;
@@ -73,6 +82,9 @@ export function recordingResolver(resolver: TableResolver, streams: Set<string>)
       return r;
     },
     ...(resolver.resolveFunction ? { resolveFunction: (n: string) => resolver.resolveFunction?.(n) } : {}),
+    ...(resolver.resolveDictionary
+      ? { resolveDictionary: (d: string | undefined, n: string) => resolver.resolveDictionary?.(d, n) }
+      : {}),
   };
 }
 
