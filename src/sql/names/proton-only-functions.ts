@@ -1,4 +1,5 @@
 import type { Expr, FunctionCall } from '../ast/expression.ts';
+import { MAPPED_JSON_FUNCTIONS, mapJsonCall } from './json-functions.ts';
 import { mapRandomInType } from './random-in-type.ts';
 
 /**
@@ -58,8 +59,9 @@ export function mapProtonOnlyCall(lower: string, c: FunctionCall): FunctionCall 
     // random_in_type(type[, max][, generator]): a random value of the type (random-in-type.ts).
     case 'random_in_type':
       return mapRandomInType(c);
+    // json_value, json_values, json_extract_array: Proton's meaning (json-functions.ts).
     default:
-      return undefined;
+      return mapJsonCall(lower, c);
   }
 }
 
@@ -72,6 +74,7 @@ export const MAPPED_PROTON_ONLY: ReadonlySet<string> = new Set([
   'xirr',
   'to_bool_or_default',
   'random_in_type',
+  ...MAPPED_JSON_FUNCTIONS,
 ]);
 
 const NOT_IN_ENGINE = 'the embedded engine is built without it';
@@ -90,8 +93,6 @@ export const UNSUPPORTED_PROTON_FUNCTIONS: ReadonlyMap<string, string> = new Map
     'grok',
     'grok patterns are not supported; use extract_all_groups() or regexp_extract() with the regular expression',
   ],
-  ['json_extract_array', 'not supported yet; use json_extract_array_raw()'],
-  ['json_values', 'not supported yet; use json_value() per path'],
   ['meili_match', INTERNAL],
   ['monotonic', INTERNAL],
   ['to_concrete_type', INTERNAL],

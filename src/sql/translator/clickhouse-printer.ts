@@ -1,6 +1,7 @@
 import { distance } from 'fastest-levenshtein';
 import { err } from '../../errors/tributary-error.ts';
-import type { Asterisk, Expr, FunctionCall, IntervalExpr, JsonAccess, Setting } from '../ast/expression.ts';
+import { jsonSelectAll, jsonSelectOne, selectsMany, shortcutJsonPath } from '../names/json-functions.ts';
+import type { Asterisk, Expr, FunctionCall, IntervalExpr, JsonAccess, Setting, SubscriptExpr } from '../ast/expression.ts';
 import type { FromItem, Query, SelectQuery, UnionQuery } from '../ast/query.ts';
 import type { Span } from '../ast/span.ts';
 import { mapFunctionCall } from '../names/function-calls.ts';
@@ -187,8 +188,17 @@ export class ClickHousePrinter extends StatementPrinter {
     return `INTERVAL ${this.expr(e.value, PREC.unary, layout)} ${e.unit}`;
   }
 
+  /** `raw[*]`: every element of the JSON array in `raw` (Proton's shortcut), else a subscript. */
+  protected override subscript(e: SubscriptExpr, layout: Layout): string {
+    if (e.index.kind !== 'Asterisk' || e.index.qualifier) return super.subscript(e, layout);
+    return this.expr(jsonSelectAll(e.object, '$[*]', e), PREC.lambda, layout);
+  }
+
+  /** `raw:a.b` is json_value(raw, '$.a.b'); `raw:a[*]` every element of the array (json-functions.ts). */
   protected override jsonAccess(e: JsonAccess, layout: Layout): string {
-    return `JSON_VALUE(${this.expr(e.object, PREC.lambda, layout)}, ${quoteString(`$.${e.path}`)})`;
+    const path = shortcutJsonPath(e.path);
+    const call = selectsMany(path) ? jsonSelectAll(e.object, path, e) : jsonSelectOne(e.object, path, e);
+    return this.expr(call, PREC.lambda, layout);
   }
 
   protected override functionCall(f: FunctionCall, layout: Layout): string {
