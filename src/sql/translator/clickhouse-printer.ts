@@ -23,6 +23,7 @@ import {
   checkQuerySetting,
   checkTableFunction,
 } from './engine-allow-list.ts';
+import { historicalStreamingCall } from './historical-streaming-functions.ts';
 import { isArrayOrMap, type MapCastScope } from './map-cast.ts';
 import { isProtonQuerySetting } from './proton-settings.ts';
 import type { ResolvedTable, TableResolver } from './resolver.ts';
@@ -210,6 +211,8 @@ export class ClickHousePrinter extends StatementPrinter {
     if (m.kind === 'streaming') {
       if (this.options.streamingFunction)
         return this.options.streamingFunction(f, (e) => this.expr(e, PREC.lambda, layout));
+      const historical = historicalStreamingCall(f);
+      if (historical) return this.expr(historical, PREC.lambda, layout);
       throw err('NOT_IMPLEMENTED', { detail: `Function ${f.name} is only supported in streaming queries` });
     }
     if (m.kind === 'unsupported') {
