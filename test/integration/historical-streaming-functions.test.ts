@@ -38,7 +38,7 @@ async function rows(sql: string): Promise<unknown[][]> {
 test('lag and lags read earlier rows in read order, with the default (or the type default) before the first', async () => {
   assert.deepEqual(
     await rows(
-      'SELECT number, lag(number), lag(number, 2, 100), lags(number, 1, 3), lags(to_string(number), 1, 2, \'x\') FROM numbers(4)',
+      "SELECT number, lag(number), lag(number, 2, 100), lags(number, 1, 3), lags(to_string(number), 1, 2, 'x') FROM numbers(4)",
     ),
     [
       [0, 0, 100, [0, 0, 0], ['x', 'x']],
@@ -60,7 +60,9 @@ test('lag and lags read earlier rows in read order, with the default (or the typ
 });
 
 test('lags() refuses offsets that are not positive integer constants', async () => {
-  const r = await h.call('POST', '/v1beta2/queries', { body: { sql: 'SELECT lags(number, 0, 2) FROM numbers(2)' } });
+  const r = await h.call('POST', '/v1beta2/queries', {
+    body: { sql: 'SELECT lags(number, 0, 2) FROM numbers(2)' },
+  });
   assert.equal(r.statusCode, 400, r.body);
   assert.match(r.json().message, /offsets must be integer constants/);
 });
@@ -97,7 +99,9 @@ test('date_diff_within and lag_behind in historical joins', async () => {
 });
 
 test('emit_version() stays streaming-only', async () => {
-  const r = await h.call('POST', '/v1beta2/queries', { body: { sql: 'SELECT emit_version() FROM table(hsf_l)' } });
+  const r = await h.call('POST', '/v1beta2/queries', {
+    body: { sql: 'SELECT emit_version() FROM table(hsf_l)' },
+  });
   assert.equal(r.statusCode, 400, r.body);
   assert.match(r.json().message, /emit_version is only supported in streaming queries/);
 });

@@ -58,7 +58,7 @@ test('col:path::type casts the value; col:path[*] and raw[*] answer every elemen
     `WITH '${DOC}' AS raw SELECT raw:n::int, raw:f::float, raw:t::bool, raw:a.b[*], raw:m[*], raw:m[*][0], raw:a.b[*].c`,
   );
   assert.deepEqual(r.rows, [[10, 3.5, true, ['1', 'x', '{"c":2}'], ['[1,2]', '[3]'], ['1', '3'], ['2']]]);
-  const arr = await historical("WITH '[7,\"eight\",{\"n\":9}]' AS raw SELECT raw:[0], raw:[2].n, raw[*]");
+  const arr = await historical('WITH \'[7,"eight",{"n":9}]\' AS raw SELECT raw:[0], raw:[2].n, raw[*]');
   assert.deepEqual(arr.rows, [['7', '9', ['7', 'eight', '{"n":9}']]]);
 });
 
@@ -78,7 +78,7 @@ test('the shortcut over a stream column, historical and streaming, in select ite
     `INSERT INTO json_s (id, raw) VALUES (1, '{"user":{"name":"ann"},"n":"5","tags":["x","y"]}'), (2, '{"user":{"name":"bob"},"n":"7","tags":[]}')`,
   );
   const h = await historical(
-    'SELECT id, raw:user.name AS name, raw:n::int + 1 AS n1, raw:tags[*] AS tags FROM table(json_s) WHERE raw:n::int > 5 OR raw:user.name = \'ann\' ORDER BY id',
+    "SELECT id, raw:user.name AS name, raw:n::int + 1 AS n1, raw:tags[*] AS tags FROM table(json_s) WHERE raw:n::int > 5 OR raw:user.name = 'ann' ORDER BY id",
   );
   assert.deepEqual(h.rows, [
     [1, 'ann', 6, ['x', 'y']],

@@ -7,9 +7,9 @@ import type {
   Identifier,
   IntervalExpr,
   JsonAccess,
-  SubscriptExpr,
   OrderItem,
   Setting,
+  SubscriptExpr,
   WindowSpec,
 } from '../ast/expression.ts';
 import type { Query } from '../ast/query.ts';

@@ -1,7 +1,14 @@
 import { distance } from 'fastest-levenshtein';
 import { err } from '../../errors/tributary-error.ts';
-import { jsonSelectAll, jsonSelectOne, selectsMany, shortcutJsonPath } from '../names/json-functions.ts';
-import type { Asterisk, Expr, FunctionCall, IntervalExpr, JsonAccess, Setting, SubscriptExpr } from '../ast/expression.ts';
+import type {
+  Asterisk,
+  Expr,
+  FunctionCall,
+  IntervalExpr,
+  JsonAccess,
+  Setting,
+  SubscriptExpr,
+} from '../ast/expression.ts';
 import type { FromItem, Query, SelectQuery, UnionQuery } from '../ast/query.ts';
 import type { Span } from '../ast/span.ts';
 import { mapFunctionCall } from '../names/function-calls.ts';
@@ -10,6 +17,7 @@ import {
   resolveTableFunctionName,
   suggestFunctionName,
 } from '../names/function-catalog.ts';
+import { jsonSelectAll, jsonSelectOne, selectsMany, shortcutJsonPath } from '../names/json-functions.ts';
 import { binaryPrec, PREC, precedenceOf } from '../printer/print-expression.ts';
 import { StatementPrinter } from '../printer/print-statement.ts';
 import { backtick, Layout, quoteIdentifier, quoteString } from '../printer/sql-text.ts';
@@ -350,7 +358,9 @@ export class ClickHousePrinter extends StatementPrinter {
         if (c.kind === 'Alias' || c.kind === 'Identifier' || c.kind === 'Columns') return text;
         const name = protonColumnName(c);
         const previous = used.get(name);
-        if (name === text || (previous !== undefined && previous !== text)) return text;
+        // The engine renames `f(DISTINCT x)` (`countDistinct(x)`): alias it even when the text is the name.
+        const renamed = /\bDISTINCT\b/i.test(text);
+        if ((name === text && !renamed) || (previous !== undefined && previous !== text)) return text;
         used.set(name, text);
         return `${text} AS ${backtick(name)}`;
       })
