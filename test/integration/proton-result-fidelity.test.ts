@@ -84,3 +84,18 @@ test('streaming and historical: DISTINCT aggregates keep their Proton names, flo
   );
   for (const q of [agg, tail, grouped]) await q.cancel();
 });
+
+test("to_time parses Proton's string forms, with a time zone and a default for what does not parse", async () => {
+  const r = await historical(
+    "SELECT to_time('1/2/22'), to_time('2023-09-19T05:31:34.026Z'), to_time('2023-09-19T05:31:34.302+00:00', 'UTC'), to_time('6/9/2024 13:28', 'Europe/London'), to_time('nope', 'UTC', '2020-01-01 00:00:00')",
+  );
+  assert.deepEqual(r.rows, [
+    [
+      '2022-01-02 00:00:00.000',
+      '2023-09-19 05:31:34.026',
+      '2023-09-19 05:31:34.302',
+      '2024-06-09 13:28:00.000',
+      '2020-01-01 00:00:00.000',
+    ],
+  ]);
+});

@@ -141,9 +141,15 @@ function special(lower: string, call: FunctionCall, combinators: string): CallMa
     }
     case 'to_time': {
       if (!plain) return undefined;
-      // to_time(s[, time_zone]) = parseDateTime64BestEffortUSOrZero(s, 3[, time_zone])
-      const [s, tz] = a;
-      if (!s) return undefined;
+      // to_time(s[, time_zone]) = parseDateTime64BestEffortUSOrZero(s, 3[, time_zone]);
+      // to_time(s, time_zone, default): the default where s does not parse.
+      const [s, tz, fallback] = a;
+      if (!s || a.length > 3) return undefined;
+      if (tz && fallback) {
+        const parsed = fn('parseDateTime64BestEffortUSOrNull', [s, num('3', call), tz], call);
+        const value = fn('toDateTime64', [fallback, num('3', call), tz], call);
+        return { kind: 'call', call: fn('ifNull', [parsed, value], call), aggregate: false };
+      }
       return {
         kind: 'call',
         call: fn(
@@ -159,7 +165,8 @@ function special(lower: string, call: FunctionCall, combinators: string): CallMa
   }
 }
 
-const SPECIAL_BASES = [
+/** Proton functions (and their combinator forms) mapped by `special` rather than by name. */
+export const SPECIAL_BASES: readonly string[] = [
   'p90',
   'p95',
   'p99',

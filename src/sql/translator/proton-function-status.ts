@@ -1,3 +1,4 @@
+import { SPECIAL_BASES } from '../names/function-calls.ts';
 import {
   isSpecialFunction,
   isStreamingOnlyFunction,
@@ -33,6 +34,15 @@ export function protonFunctionStatus(name: string): ProtonFunctionStatus | undef
   const lower = name.toLowerCase();
   if (REDEFINED_JSON_FUNCTIONS.includes(lower))
     return { supported: true, kind: 'mapped', note: "Proton's meaning (see JSON in strings)" };
+  // In the order mapFunctionCall (function-calls.ts) decides: streaming functions, then the names
+  // Tributary maps, then the engine's.
+  if (isStreamingOnlyFunction(lower))
+    return lower === 'emit_version'
+      ? { supported: true, kind: 'streaming', note: 'streaming queries only' }
+      : { supported: true, kind: 'streaming', note: STREAMING_NOTE };
+  // Mapped by Tributary before any engine name is looked up (function-calls.ts).
+  if (SPECIAL_BASES.includes(lower))
+    return { supported: true, kind: 'mapped', note: "Proton's arguments and meaning" };
   const resolved = resolveFunctionName(name);
   if (resolved) {
     if (isDeniedFunction(resolved.clickhouse))
@@ -44,10 +54,6 @@ export function protonFunctionStatus(name: string): ProtonFunctionStatus | undef
     return { supported: true, kind: 'engine', note: resolved.clickhouse };
   }
   if (isSpecialFunction(name)) return { supported: true, kind: 'mapped', note: "Proton's aggregate, mapped" };
-  if (isStreamingOnlyFunction(lower))
-    return lower === 'emit_version'
-      ? { supported: true, kind: 'streaming', note: 'streaming queries only' }
-      : { supported: true, kind: 'streaming', note: STREAMING_NOTE };
   const table = resolveTableFunctionName(name);
   if (table) {
     return ALLOWED_TABLE_FUNCTIONS.has(table)
