@@ -95,3 +95,21 @@ test('the shortcut over a stream column, historical and streaming, in select ite
   assert.deepEqual(await q.waitForQuiet(300), [[3, 'cy', 4, ['q']]]);
   await q.cancel();
 });
+
+test("json_extract and json_extract_keys_and_values take the result type in Proton's spelling", async () => {
+  const r = await historical(
+    `SELECT json_extract('{"a": "123456"}', 'a', 'fixed_string(6)'), json_extract('{"a": {"b": 1, "c": "x"}}', 'a', 'tuple(b int32, c low_cardinality(string))'),
+      json_extract_keys_and_values('{"a": 1, "b": 2}', 'uint8'), json_extract('{"a": [1, 2]}', 'a', 'array(nullable(int64))')`,
+  );
+  assert.deepEqual(r.rows, [
+    [
+      '123456',
+      { b: 1, c: 'x' },
+      [
+        ['a', 1],
+        ['b', 2],
+      ],
+      [1, 2],
+    ],
+  ]);
+});

@@ -109,6 +109,14 @@ const CAST_FUNCTIONS = new Set([
   'accurateCastOrDefault',
 ]);
 
+/** Engine JSON functions whose last argument names the result type. */
+const JSON_TYPE_LAST = new Set([
+  'JSONExtract',
+  'JSONExtractCaseInsensitive',
+  'JSONExtractKeysAndValues',
+  'JSONExtractKeysAndValuesCaseInsensitive',
+]);
+
 /** A source of the current SELECT, as far as `*` expansion needs to know it. */
 interface Source {
   readonly alias: string;
@@ -242,6 +250,11 @@ export class ClickHousePrinter extends StatementPrinter {
       isArrayOrMap(f.args[0] as Expr, this.mapCastScope)
     ) {
       call = { ...call, name: 'mapFromArrays' };
+    }
+    // json_extract(json, [keys...,] 'type'): the type in Proton's spelling, as in casts.
+    const last = call.args.at(-1);
+    if (JSON_TYPE_LAST.has(call.name) && call.args.length >= 2 && last?.kind === 'String') {
+      call = { ...call, args: [...call.args.slice(0, -1), { ...last, value: this.typeString(last.value) }] };
     }
     if (CAST_FUNCTIONS.has(call.name) && call.args[1]?.kind === 'String') {
       const typeArg = call.args[1];
