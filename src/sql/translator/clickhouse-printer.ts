@@ -20,7 +20,7 @@ import {
 import { jsonSelectAll, jsonSelectOne, selectsMany, shortcutJsonPath } from '../names/json-functions.ts';
 import { binaryPrec, PREC, precedenceOf } from '../printer/print-expression.ts';
 import { StatementPrinter } from '../printer/print-statement.ts';
-import { backtick, Layout, quoteIdentifier, quoteString } from '../printer/sql-text.ts';
+import { backtick, Layout, quoteIdentifier } from '../printer/sql-text.ts';
 import { type DataType, printDataType, TypeSyntaxError } from '../types/data-type.ts';
 import { PROTON_TYPE_NAMES, toClickHouseType, UnknownTypeError } from '../types/proton-types.ts';
 import { asBool } from './bool-results.ts';
