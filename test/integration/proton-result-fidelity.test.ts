@@ -48,7 +48,9 @@ test('streaming and historical: DISTINCT aggregates keep their Proton names, flo
   const streamed = await tail.waitForRows(3);
   await grouped.waitForRows(2);
 
-  const h = await historical('SELECT count(DISTINCT id), sum(DISTINCT to_int32(v)), max(v) FROM table(fid_s)');
+  const h = await historical(
+    'SELECT count(DISTINCT id), sum(DISTINCT to_int32(v)), max(v) FROM table(fid_s)',
+  );
   assert.deepEqual(h.header, agg.header);
   // max over float32 stays float32 and prints as Proton prints it (58.3, not 58.29999923706055).
   assert.deepEqual(h.rows, [[2, 61, 58.3]]);
