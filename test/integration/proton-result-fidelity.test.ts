@@ -101,3 +101,14 @@ test("to_time parses Proton's string forms, with a time zone and a default for w
     ],
   ]);
 });
+
+test('streaming results print NaN as nan, never the engine -nan, as historical ones do', async () => {
+  const q = await api.start("SELECT id, v - v / 0 * 0 AS n, [v / 0 * 0] AS a FROM fid_s WHERE id = 'nan'");
+  await api.exec("INSERT INTO fid_s (id, v, j) VALUES ('nan', 1.5, '')");
+  assert.deepEqual(await q.waitForRows(1), [['nan', 'nan', ['nan']]]);
+  const h = await historical(
+    "SELECT id, v - v / 0 * 0 AS n, [v / 0 * 0] AS a FROM table(fid_s) WHERE id = 'nan'",
+  );
+  assert.deepEqual(h.rows, [['nan', 'nan', ['nan']]]);
+  await q.cancel();
+});
