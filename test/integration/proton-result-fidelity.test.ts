@@ -112,3 +112,15 @@ test('streaming results print NaN as nan, never the engine -nan, as historical o
   assert.deepEqual(h.rows, [['nan', 'nan', ['nan']]]);
   await q.cancel();
 });
+
+test('xirr aggregates in a streaming query as in a historical one', async () => {
+  await api.exec('CREATE STREAM fid_xirr (income float64, d date)');
+  const q = await api.start('SELECT xirr(income, d) FROM fid_xirr');
+  await api.exec("INSERT INTO fid_xirr (income, d) VALUES (-100, '2021-01-01'), (110, '2022-01-01')");
+  await q.waitForRows(1);
+  const [[streamed]] = (await q.waitForQuiet(500)).slice(-1) as [[number]];
+  const h = await historical('SELECT xirr(income, d) FROM table(fid_xirr)');
+  assert.ok(Math.abs(streamed - 0.1) < 1e-6, String(streamed));
+  assert.deepEqual(h.rows, [[streamed]]);
+  await q.cancel();
+});

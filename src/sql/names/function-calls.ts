@@ -139,6 +139,48 @@ function special(lower: string, call: FunctionCall, combinators: string): CallMa
       const sorted = fn('arrayReverseSort', [collected], call);
       return { kind: 'call', call: fn('arraySlice', [sorted, num('1', call), k], call), aggregate: true };
     }
+    case 'xirr': {
+      // xirr(value, date[, guess]): Proton's aggregate, the internal rate of return of the rows'
+      // cash flows at their dates: the engine's scalar over the (value, date) pairs collected.
+      // With -State / -Merge (streaming aggregation) the state is the pairs' groupArray.
+      if (!plain && combinators !== 'State' && combinators !== 'Merge') return undefined;
+      const merge = combinators === 'Merge';
+      const [x, d, guess] = merge ? [a[0], undefined, a[1]] : a;
+      if (!x || (!merge && !d) || a.length > (merge ? 2 : 3)) return undefined;
+      // The array form xirr([flows], [dates]) of earlier releases stays the engine's scalar.
+      if (plain && x.kind === 'Array') return undefined;
+      const pair: Expr = merge ? x : { kind: 'Tuple', elements: [x, d as Expr], span: call.span };
+      if (combinators === 'State')
+        return { kind: 'call', call: fn('groupArrayState', [pair], call), aggregate: true };
+      const collected = fn(merge ? 'groupArrayMerge' : 'groupArray', [pair], call);
+      const element = (i: string) =>
+        fn(
+          'arrayMap',
+          [
+            {
+              kind: 'Lambda',
+              params: ['__xirr'],
+              body: fn(
+                'tupleElement',
+                [{ kind: 'Identifier', parts: ['__xirr'], span: call.span }, num(i, call)],
+                call,
+              ),
+              span: call.span,
+            },
+            collected,
+          ],
+          call,
+        );
+      return {
+        kind: 'call',
+        call: fn(
+          'financialInternalRateOfReturnExtended',
+          [element('1'), element('2'), ...(guess ? [guess] : [])],
+          call,
+        ),
+        aggregate: true,
+      };
+    }
     case 'to_time': {
       if (!plain) return undefined;
       // to_time(s[, time_zone]) = parseDateTime64BestEffortUSOrZero(s, 3[, time_zone]);
@@ -177,6 +219,7 @@ export const SPECIAL_BASES: readonly string[] = [
   'min_k',
   'max_k',
   'to_time',
+  'xirr',
 ];
 const SNAKE_COMBINATORS: Record<string, string> = {
   if: 'If',

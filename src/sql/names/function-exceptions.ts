@@ -110,6 +110,7 @@ export const PROTON_SPECIAL_AGGREGATES: ReadonlySet<string> = new Set([
   'top_k_exact_weighted',
   'min_k',
   'max_k',
+  'xirr',
 ]);
 
 /** Proton scalar functions rewritten with different arguments. */

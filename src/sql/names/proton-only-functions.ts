@@ -46,7 +46,7 @@ export function mapProtonOnlyCall(lower: string, c: FunctionCall): FunctionCall 
       // Proton answers int64, as the engine's former dateTimeToSnowflake did.
       return call('toInt64', [call('dateTimeToSnowflakeID', [t, num(SNOWFLAKE_EPOCH, c)], c)], c);
     }
-    // xirr(cash_flows, dates[, guess]): the internal rate of return of irregular cash flows.
+    // xirr([cash_flows], [dates][, guess]): the array form; the aggregate is in function-calls.ts.
     case 'xirr':
       if (a.length < 2 || a.length > 3) return undefined;
       return call('financialInternalRateOfReturnExtended', a, c);
