@@ -579,7 +579,11 @@ export class StreamingExecution implements RowsPlan {
                 return { text: () => t };
               })
             : await this.timed('Tail', read);
-        await this.output(rowsFromLines(text, this.wide, this.floats), sink, p.changelog ? 'tail' : undefined);
+        await this.output(
+          rowsFromLines(text, this.wide, this.floats),
+          sink,
+          p.changelog ? 'tail' : undefined,
+        );
       }
       if (p.lags) await this.carryForward(p.lags.carry.fill(values), p.lags.depths.length);
     } else if (state && p.aggregation) {
