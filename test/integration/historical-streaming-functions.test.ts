@@ -105,3 +105,14 @@ test('emit_version() stays streaming-only', async () => {
   assert.equal(r.statusCode, 400, r.body);
   assert.match(r.json().message, /emit_version is only supported in streaming queries/);
 });
+
+test('date_diff_within(interval) with no time columns stays a streaming-join form', async () => {
+  const r = await h.call('POST', '/v1beta2/queries', {
+    body: {
+      sql: 'SELECT l.id FROM table(hsf_l) AS l JOIN table(hsf_r) AS r ON l.id = r.id AND date_diff_within(2s)',
+    },
+  });
+  assert.equal(r.statusCode, 400, r.body);
+  assert.equal(r.json().code, 48);
+  assert.match(r.json().message, /only supported in streaming joins/);
+});

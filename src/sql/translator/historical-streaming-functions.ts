@@ -13,7 +13,8 @@ import type { Expr, FunctionCall, WindowSpec } from '../ast/expression.ts';
  * - `earliest_ts()` / `earliest_timestamp([time_zone])`: the constant `1970-01-01 00:00:00`
  *   (a datetime, in the time zone if one is given).
  * - `date_diff_within(interval, t1, t2)`: t2 within the interval of t1 (`t1 - i <= t2 <= t1 + i`),
- *   the range condition Proton makes of it in a JOIN ON.
+ *   the range condition Proton makes of it in a JOIN ON. The one-argument form (each side's
+ *   `_tp_time`) stays streaming-only (NOT_IMPLEMENTED, which the analyzer tolerates).
  * - `lag_behind(offset[, t1, t2])`: how far a streaming join's sides may drift apart; a historical
  *   query reads both sides whole, so the condition always holds (`true`).
  *
@@ -64,6 +65,12 @@ export function historicalStreamingCall(f: FunctionCall): Expr | undefined {
       if (a.length > 1) throw arity(f, `${f.name}([time_zone])`);
       return call('toDateTime', [num(0), ...a]);
     case 'date_diff_within': {
+      // date_diff_within(interval): each join side's _tp_time, which only a streaming join knows.
+      if (a.length === 1)
+        throw err('NOT_IMPLEMENTED', {
+          detail:
+            "date_diff_within(interval) (each side's _tp_time) is only supported in streaming joins; write date_diff_within(interval, left_time, right_time)",
+        });
       const [range, t1, t2] = a;
       if (!range || !t1 || !t2 || a.length !== 3) throw arity(f, 'date_diff_within(interval, time1, time2)');
       const low: Expr = { kind: 'Binary', op: '-', left: t1, right: range, span: at };
