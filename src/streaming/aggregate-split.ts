@@ -345,10 +345,13 @@ function mergeCall(call: FunctionCall, index: number): FunctionCall {
   const mapped = mapFunctionCall(c);
   const lower = c.name.toLowerCase();
   // min_k/max_k(x, k, context...): the merge needs k only (the state holds x with its context).
+  // xirr(value, date[, guess]): the merge needs the guess only.
   const trailing =
     lower === 'min_k' || lower === 'max_k'
       ? c.args.slice(1, 2)
-      : c.args.slice(mapped.kind === 'call' && !c.params ? dataArgCount(mapped.call) : c.args.length);
+      : lower === 'xirr'
+        ? c.args.slice(2)
+        : c.args.slice(mapped.kind === 'call' && !c.params ? dataArgCount(mapped.call) : c.args.length);
   return {
     kind: 'Function',
     name: `${c.name}_merge`,

@@ -7,7 +7,7 @@ import { userSqlEngine } from '../engine/user-sql-engine.ts';
 import { err } from '../errors/tributary-error.ts';
 import type { RowsPlan } from '../queries/execution.ts';
 import type { QueryAnalysis, ResultColumn } from '../queries/query-types.ts';
-import { rowsFromLines, wideIntegerColumns } from '../queries/row-codec.ts';
+import { floatColumns, rowsFromLines, wideIntegerColumns } from '../queries/row-codec.ts';
 import { DerivedRanges } from './derived-ranges.ts';
 import type { Durability } from './durability.ts';
 import { durabilityRefusal } from './durability-refusal.ts';
@@ -78,6 +78,8 @@ export class StreamingExecution implements RowsPlan {
   readonly streaming = true;
   readonly header: ResultColumn[];
   private readonly wide: number[];
+  /** Float columns, whose `-nan` prints as `nan` (as Proton prints it). */
+  private readonly floats: number[];
   private readonly progressStats: ExecutionProgress = { scannedRows: 0, scannedBytes: 0, lastEventTime: 0 };
   private readonly steps = new Map<string, StepStats>();
   private emitted = 0;
@@ -123,6 +125,7 @@ export class StreamingExecution implements RowsPlan {
     );
     this.header = program.header;
     this.wide = wideIntegerColumns(program.header);
+    this.floats = floatColumns(program.header);
     const w = program.aggregation?.window;
     this.watermark = w ? new SubstreamWatermarks(w.shape, w.delay) : undefined;
     const policy = program.policy;
@@ -576,7 +579,11 @@ export class StreamingExecution implements RowsPlan {
                 return { text: () => t };
               })
             : await this.timed('Tail', read);
-        await this.output(rowsFromLines(text, this.wide), sink, p.changelog ? 'tail' : undefined);
+        await this.output(
+          rowsFromLines(text, this.wide, this.floats),
+          sink,
+          p.changelog ? 'tail' : undefined,
+        );
       }
       if (p.lags) await this.carryForward(p.lags.carry.fill(values), p.lags.depths.length);
     } else if (state && p.aggregation) {
@@ -723,7 +730,7 @@ export class StreamingExecution implements RowsPlan {
     const text = await this.timed('Emit', () =>
       this.engine.query(sql, { settings: { max_query_size: 268435456 } }),
     );
-    const out = rowsFromLines(text, this.wide);
+    const out = rowsFromLines(text, this.wide, this.floats);
     if (out.length === 0) return;
     this.emitVersion++;
     await this.output(out, sink, undefined);
@@ -870,7 +877,7 @@ export class StreamingExecution implements RowsPlan {
     if (this.program.limit !== undefined) sql += `\nLIMIT ${Math.max(this.program.limit - this.emitted, 0)}`;
     const text = await this.timed('Emit', () => state.select(sql));
     this.lastEmittedBatch = this.batch;
-    let rows = rowsFromLines(text, this.wide);
+    let rows = rowsFromLines(text, this.wide, this.floats);
     // EMIT CHANGELOG of a retracting aggregation: groups left with no rows retract their last row.
     const gone = agg.goneGroups
       ? (

@@ -66,3 +66,22 @@ test('a Proton function Tributary does not support answers 48 with the reason an
   assert.equal(body.code, 48);
   assert.match(body.message, /grok \(at position 8\) is not supported: .*extract_all_groups/);
 });
+
+test("xirr is Proton's aggregate over (cash flow, date) rows, historical and per group", async () => {
+  const exec = async (sql: string) => {
+    const r = await h.call('POST', '/v1beta2/exec', { body: { sql, type: 'ddl' } });
+    assert.equal(r.statusCode, 204, r.body);
+  };
+  await exec('CREATE STREAM t_xirr (id int, income float, date date)');
+  await exec(
+    "INSERT INTO t_xirr (id, income, date) VALUES (1, -1000, '2020-01-02'), (1, -1000, '2020-01-03'), (1, -1000, '2020-01-05'), (1, 3100, '2020-01-18'), (1, 100, '2020-03-09'), (2, -100, '2021-01-01'), (2, 110, '2022-01-01')",
+  );
+  const [[one, count, rate]] = (await rows(
+    'SELECT id, count(), xirr(income, date, 0.1) FROM table(t_xirr) WHERE id = 1 GROUP BY id',
+  )) as [[number, number, number]];
+  assert.deepEqual([one, count], [1, 5]);
+  // Proton answers 3.313433458588908 (its own solver; the last digits differ).
+  assert.ok(Math.abs(rate - 3.313433458588908) < 1e-9, String(rate));
+  const [[ten]] = (await rows('SELECT xirr(income, date) FROM table(t_xirr) WHERE id = 2')) as [[number]];
+  assert.ok(Math.abs(ten - 0.1) < 1e-6, String(ten));
+});

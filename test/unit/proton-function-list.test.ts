@@ -6,32 +6,21 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import {
-  isSpecialFunction,
-  isStreamingOnlyFunction,
-  resolveFunctionName,
-  resolveTableFunctionName,
-} from '../../src/sql/names/function-catalog.ts';
+import { resolveFunctionName } from '../../src/sql/names/function-catalog.ts';
 import {
   MAPPED_PROTON_ONLY,
   NOT_FUNCTION_NAMES,
   UNSUPPORTED_PROTON_FUNCTIONS,
 } from '../../src/sql/names/proton-only-functions.ts';
-import { lookupTypeName } from '../../src/sql/types/proton-types.ts';
+import { protonFunctionStatus } from '../../src/sql/translator/proton-function-status.ts';
 
 const names = readFileSync(new URL('../fixtures/proton/proton-functions.txt', import.meta.url), 'utf8')
   .split('\n')
   .filter((l) => l.length > 0 && !l.startsWith('#'));
 
+/** The classification docs/sql-reference.md's function table prints (proton-function-status.ts). */
 function classify(name: string): string | undefined {
-  if (resolveFunctionName(name) || isSpecialFunction(name)) return 'engine';
-  if (isStreamingOnlyFunction(name.toLowerCase())) return 'streaming';
-  if (resolveTableFunctionName(name)) return 'table function';
-  if (MAPPED_PROTON_ONLY.has(name)) return 'mapped';
-  if (lookupTypeName(name)) return 'type';
-  if (UNSUPPORTED_PROTON_FUNCTIONS.has(name)) return 'unsupported';
-  if (NOT_FUNCTION_NAMES.has(name)) return 'not a function';
-  return undefined;
+  return protonFunctionStatus(name)?.kind;
 }
 
 test("every name of Proton's function list is accounted for", () => {

@@ -139,11 +139,59 @@ function special(lower: string, call: FunctionCall, combinators: string): CallMa
       const sorted = fn('arrayReverseSort', [collected], call);
       return { kind: 'call', call: fn('arraySlice', [sorted, num('1', call), k], call), aggregate: true };
     }
+    case 'xirr': {
+      // xirr(value, date[, guess]): Proton's aggregate, the internal rate of return of the rows'
+      // cash flows at their dates: the engine's scalar over the (value, date) pairs collected.
+      // With -State / -Merge (streaming aggregation) the state is the pairs' groupArray.
+      if (!plain && combinators !== 'State' && combinators !== 'Merge') return undefined;
+      const merge = combinators === 'Merge';
+      const [x, d, guess] = merge ? [a[0], undefined, a[1]] : a;
+      if (!x || (!merge && !d) || a.length > (merge ? 2 : 3)) return undefined;
+      // The array form xirr([flows], [dates]) of earlier releases stays the engine's scalar.
+      if (plain && x.kind === 'Array') return undefined;
+      const pair: Expr = merge ? x : { kind: 'Tuple', elements: [x, d as Expr], span: call.span };
+      if (combinators === 'State')
+        return { kind: 'call', call: fn('groupArrayState', [pair], call), aggregate: true };
+      const collected = fn(merge ? 'groupArrayMerge' : 'groupArray', [pair], call);
+      const element = (i: string) =>
+        fn(
+          'arrayMap',
+          [
+            {
+              kind: 'Lambda',
+              params: ['__xirr'],
+              body: fn(
+                'tupleElement',
+                [{ kind: 'Identifier', parts: ['__xirr'], span: call.span }, num(i, call)],
+                call,
+              ),
+              span: call.span,
+            },
+            collected,
+          ],
+          call,
+        );
+      return {
+        kind: 'call',
+        call: fn(
+          'financialInternalRateOfReturnExtended',
+          [element('1'), element('2'), ...(guess ? [guess] : [])],
+          call,
+        ),
+        aggregate: true,
+      };
+    }
     case 'to_time': {
       if (!plain) return undefined;
-      // to_time(s[, time_zone]) = parseDateTime64BestEffortUSOrZero(s, 3[, time_zone])
-      const [s, tz] = a;
-      if (!s) return undefined;
+      // to_time(s[, time_zone]) = parseDateTime64BestEffortUSOrZero(s, 3[, time_zone]);
+      // to_time(s, time_zone, default): the default where s does not parse.
+      const [s, tz, fallback] = a;
+      if (!s || a.length > 3) return undefined;
+      if (tz && fallback) {
+        const parsed = fn('parseDateTime64BestEffortUSOrNull', [s, num('3', call), tz], call);
+        const value = fn('toDateTime64', [fallback, num('3', call), tz], call);
+        return { kind: 'call', call: fn('ifNull', [parsed, value], call), aggregate: false };
+      }
       return {
         kind: 'call',
         call: fn(
@@ -159,7 +207,8 @@ function special(lower: string, call: FunctionCall, combinators: string): CallMa
   }
 }
 
-const SPECIAL_BASES = [
+/** Proton functions (and their combinator forms) mapped by `special` rather than by name. */
+export const SPECIAL_BASES: readonly string[] = [
   'p90',
   'p95',
   'p99',
@@ -170,6 +219,7 @@ const SPECIAL_BASES = [
   'min_k',
   'max_k',
   'to_time',
+  'xirr',
 ];
 const SNAKE_COMBINATORS: Record<string, string> = {
   if: 'If',

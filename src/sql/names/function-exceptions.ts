@@ -75,8 +75,9 @@ export const CLICKHOUSE_TO_PROTON: Readonly<Record<string, string>> = {
 };
 
 /**
- * Proton's streaming-only functions. They have no historical meaning the translator could give
- * them; the streaming planner handles them (streaming-sql-notes.md §1.11).
+ * Proton's functions the streaming planner handles in streaming queries (streaming-sql-notes.md
+ * §1.11). In historical queries the translator gives them Proton's historical meaning
+ * (translator/historical-streaming-functions.ts), except emit_version, which has none.
  */
 export const STREAMING_ONLY_FUNCTIONS: ReadonlySet<string> = new Set([
   'lag',
@@ -109,6 +110,7 @@ export const PROTON_SPECIAL_AGGREGATES: ReadonlySet<string> = new Set([
   'top_k_exact_weighted',
   'min_k',
   'max_k',
+  'xirr',
 ]);
 
 /** Proton scalar functions rewritten with different arguments. */

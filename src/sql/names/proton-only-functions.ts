@@ -1,4 +1,5 @@
 import type { Expr, FunctionCall } from '../ast/expression.ts';
+import { MAPPED_JSON_FUNCTIONS, mapJsonCall } from './json-functions.ts';
 import { mapRandomInType } from './random-in-type.ts';
 
 /**
@@ -45,7 +46,7 @@ export function mapProtonOnlyCall(lower: string, c: FunctionCall): FunctionCall 
       // Proton answers int64, as the engine's former dateTimeToSnowflake did.
       return call('toInt64', [call('dateTimeToSnowflakeID', [t, num(SNOWFLAKE_EPOCH, c)], c)], c);
     }
-    // xirr(cash_flows, dates[, guess]): the internal rate of return of irregular cash flows.
+    // xirr([cash_flows], [dates][, guess]): the array form; the aggregate is in function-calls.ts.
     case 'xirr':
       if (a.length < 2 || a.length > 3) return undefined;
       return call('financialInternalRateOfReturnExtended', a, c);
@@ -68,8 +69,9 @@ export function mapProtonOnlyCall(lower: string, c: FunctionCall): FunctionCall 
     case 'dict_get_decimal64_or_default':
     case 'dict_get_decimal128_or_default':
       return a.length === 4 ? call('dictGetOrDefault', a, c) : undefined;
+    // json_value, json_values, json_extract_array: Proton's meaning (json-functions.ts).
     default:
-      return undefined;
+      return mapJsonCall(lower, c);
   }
 }
 
@@ -88,6 +90,7 @@ export const MAPPED_PROTON_ONLY: ReadonlySet<string> = new Set([
   'xirr',
   'to_bool_or_default',
   'random_in_type',
+  ...MAPPED_JSON_FUNCTIONS,
 ]);
 
 const NOT_IN_ENGINE = 'the embedded engine is built without it';
@@ -105,8 +108,6 @@ export const UNSUPPORTED_PROTON_FUNCTIONS: ReadonlyMap<string, string> = new Map
     'grok',
     'grok patterns are not supported; use extract_all_groups() or regexp_extract() with the regular expression',
   ],
-  ['json_extract_array', 'not supported yet; use json_extract_array_raw()'],
-  ['json_values', 'not supported yet; use json_value() per path'],
   ['meili_match', INTERNAL],
   ['monotonic', INTERNAL],
   ['to_concrete_type', INTERNAL],

@@ -334,7 +334,9 @@ export abstract class ExpressionParser extends PrimaryParser {
         !opts.noJson &&
         !t.spaceBefore &&
         (expr.kind === 'Identifier' || expr.kind === 'JsonAccess') &&
-        (this.peek().type === 'ident' || this.peek().type === 'quoted') &&
+        (this.peek().type === 'ident' ||
+          this.peek().type === 'quoted' ||
+          (this.peek().type === 'op' && this.peek().value === '[')) &&
         !this.peek().spaceBefore
       ) {
         this.pos++;
@@ -345,11 +347,11 @@ export abstract class ExpressionParser extends PrimaryParser {
     }
   }
 
-  /** The path after `col:` — `a.b`, `a[0].b`, `b[*]` — as written, without spaces. */
+  /** The path after `col:` — `a.b`, `a[0].b`, `b[*]`, `[0]` — as written, without spaces. */
   private jsonPath(): string {
     const start = this.token.start;
     let end = this.token.end;
-    this.pos++;
+    if (!(this.token.type === 'op' && this.token.value === '[')) this.pos++;
     for (;;) {
       const t = this.token;
       if (t.spaceBefore || t.type !== 'op') break;

@@ -9,6 +9,7 @@ import type {
   JsonAccess,
   OrderItem,
   Setting,
+  SubscriptExpr,
   WindowSpec,
 } from '../ast/expression.ts';
 import type { Query } from '../ast/query.ts';
@@ -186,7 +187,7 @@ export abstract class ExpressionPrinter {
       case 'JsonAccess':
         return this.jsonAccess(e, layout);
       case 'Subscript':
-        return `${this.expr(e.object, PREC.postfix, layout)}[${this.expr(e.index, PREC.lambda, layout)}]`;
+        return this.subscript(e, layout);
       case 'TupleElement':
         return `${this.expr(e.object, PREC.postfix, layout)}.${e.index}`;
       case 'Ternary':
@@ -218,6 +219,10 @@ export abstract class ExpressionPrinter {
       return `${e.value.text}${suffix}`;
     }
     return `INTERVAL ${this.expr(e.value, PREC.unary, layout)} ${e.unit}`;
+  }
+
+  protected subscript(e: SubscriptExpr, layout: Layout): string {
+    return `${this.expr(e.object, PREC.postfix, layout)}[${this.expr(e.index, PREC.lambda, layout)}]`;
   }
 
   protected jsonAccess(e: JsonAccess, layout: Layout): string {

@@ -1,6 +1,14 @@
 import { distance } from 'fastest-levenshtein';
 import { err } from '../../errors/tributary-error.ts';
-import type { Asterisk, Expr, FunctionCall, IntervalExpr, JsonAccess, Setting } from '../ast/expression.ts';
+import type {
+  Asterisk,
+  Expr,
+  FunctionCall,
+  IntervalExpr,
+  JsonAccess,
+  Setting,
+  SubscriptExpr,
+} from '../ast/expression.ts';
 import type { FromItem, Query, SelectQuery, UnionQuery } from '../ast/query.ts';
 import type { Span } from '../ast/span.ts';
 import { mapFunctionCall } from '../names/function-calls.ts';
@@ -9,9 +17,10 @@ import {
   resolveTableFunctionName,
   suggestFunctionName,
 } from '../names/function-catalog.ts';
+import { jsonSelectAll, jsonSelectOne, selectsMany, shortcutJsonPath } from '../names/json-functions.ts';
 import { binaryPrec, PREC, precedenceOf } from '../printer/print-expression.ts';
 import { StatementPrinter } from '../printer/print-statement.ts';
-import { backtick, Layout, quoteIdentifier, quoteString } from '../printer/sql-text.ts';
+import { backtick, Layout, quoteIdentifier } from '../printer/sql-text.ts';
 import { type DataType, printDataType, TypeSyntaxError } from '../types/data-type.ts';
 import { PROTON_TYPE_NAMES, toClickHouseType, UnknownTypeError } from '../types/proton-types.ts';
 import { asBool } from './bool-results.ts';
@@ -23,6 +32,7 @@ import {
   checkQuerySetting,
   checkTableFunction,
 } from './engine-allow-list.ts';
+import { historicalStreamingCall } from './historical-streaming-functions.ts';
 import { isArrayOrMap, type MapCastScope } from './map-cast.ts';
 import { isProtonQuerySetting } from './proton-settings.ts';
 import type { ResolvedTable, TableResolver } from './resolver.ts';
@@ -98,6 +108,14 @@ const CAST_FUNCTIONS = new Set([
   'accurateCast',
   'accurateCastOrNull',
   'accurateCastOrDefault',
+]);
+
+/** Engine JSON functions whose last argument names the result type. */
+const JSON_TYPE_LAST = new Set([
+  'JSONExtract',
+  'JSONExtractCaseInsensitive',
+  'JSONExtractKeysAndValues',
+  'JSONExtractKeysAndValuesCaseInsensitive',
 ]);
 
 /** A source of the current SELECT, as far as `*` expansion needs to know it. */
@@ -188,8 +206,17 @@ export class ClickHousePrinter extends StatementPrinter {
     return `INTERVAL ${this.expr(e.value, PREC.unary, layout)} ${e.unit}`;
   }
 
+  /** `raw[*]`: every element of the JSON array in `raw` (Proton's shortcut), else a subscript. */
+  protected override subscript(e: SubscriptExpr, layout: Layout): string {
+    if (e.index.kind !== 'Asterisk' || e.index.qualifier) return super.subscript(e, layout);
+    return this.expr(jsonSelectAll(e.object, '$[*]', e), PREC.lambda, layout);
+  }
+
+  /** `raw:a.b` is json_value(raw, '$.a.b'); `raw:a[*]` every element of the array (json-functions.ts). */
   protected override jsonAccess(e: JsonAccess, layout: Layout): string {
-    return `JSON_VALUE(${this.expr(e.object, PREC.lambda, layout)}, ${quoteString(`$.${e.path}`)})`;
+    const path = shortcutJsonPath(e.path);
+    const call = selectsMany(path) ? jsonSelectAll(e.object, path, e) : jsonSelectOne(e.object, path, e);
+    return this.expr(call, PREC.lambda, layout);
   }
 
   protected override functionCall(f: FunctionCall, layout: Layout): string {
@@ -201,6 +228,8 @@ export class ClickHousePrinter extends StatementPrinter {
     if (m.kind === 'streaming') {
       if (this.options.streamingFunction)
         return this.options.streamingFunction(f, (e) => this.expr(e, PREC.lambda, layout));
+      const historical = historicalStreamingCall(f);
+      if (historical) return this.expr(historical, PREC.lambda, layout);
       throw err('NOT_IMPLEMENTED', { detail: `Function ${f.name} is only supported in streaming queries` });
     }
     if (m.kind === 'unsupported') {
@@ -223,6 +252,11 @@ export class ClickHousePrinter extends StatementPrinter {
       isArrayOrMap(f.args[0] as Expr, this.mapCastScope)
     ) {
       call = { ...call, name: 'mapFromArrays' };
+    }
+    // json_extract(json, [keys...,] 'type'): the type in Proton's spelling, as in casts.
+    const last = call.args.at(-1);
+    if (JSON_TYPE_LAST.has(call.name) && call.args.length >= 2 && last?.kind === 'String') {
+      call = { ...call, args: [...call.args.slice(0, -1), { ...last, value: this.typeString(last.value) }] };
     }
     if (CAST_FUNCTIONS.has(call.name) && call.args[1]?.kind === 'String') {
       const typeArg = call.args[1];
@@ -339,7 +373,9 @@ export class ClickHousePrinter extends StatementPrinter {
         if (c.kind === 'Alias' || c.kind === 'Identifier' || c.kind === 'Columns') return text;
         const name = protonColumnName(c);
         const previous = used.get(name);
-        if (name === text || (previous !== undefined && previous !== text)) return text;
+        // The engine renames `f(DISTINCT x)` (`countDistinct(x)`): alias it even when the text is the name.
+        const renamed = /\bDISTINCT\b/i.test(text);
+        if ((name === text && !renamed) || (previous !== undefined && previous !== text)) return text;
         used.set(name, text);
         return `${text} AS ${backtick(name)}`;
       })

@@ -78,7 +78,8 @@ export function protonColumnName(e: Expr): string {
     case 'Cast':
       return `cast(${protonColumnName(e.expr)}, ${quoteString(printDataType(e.type))})`;
     case 'JsonAccess':
-      return `json_value(${protonColumnName(e.object)}, ${quoteString(`$.${e.path}`)})`;
+      // Proton names the shortcut by its text (the code name of its json_value call).
+      return `${protonColumnName(e.object)}:${e.path}`;
     case 'Subscript':
       return `array_element(${protonColumnName(e.object)}, ${protonColumnName(e.index)})`;
     case 'TupleElement':
