@@ -46,7 +46,13 @@ export class CatalogResolver implements TableResolver {
     private readonly catalog: Catalog,
     private readonly streams: StreamLookup,
     readonly defaultDatabase = 'default',
+    /** User-defined functions by name (src/udf), when the server has them. */
+    private readonly functions?: (name: string) => { clickhouse: string; aggregate?: boolean } | undefined,
   ) {}
+
+  resolveFunction(name: string): { clickhouse: string; aggregate?: boolean } | undefined {
+    return this.functions?.(name);
+  }
 
   resolve(db: string | undefined, name: string): ResolvedTable | undefined {
     const database = db ?? this.defaultDatabase;

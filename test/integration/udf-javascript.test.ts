@@ -1,0 +1,79 @@
+/**
+ * JavaScript user-defined functions end to end: created with SQL and REST, called by the engine
+ * (executable functions running src/udf/udf-process.mjs) in historical queries, streaming tails,
+ * global aggregations and tumble windows; persisted across a restart.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { assertSameRows, type Row, StreamingApi } from '../helpers/streaming-client.ts';
+
+let api: StreamingApi;
+before(async () => {
+  api = await StreamingApi.open();
+});
+after(async () => {
+  await api.close();
+});
+
+const ADD_FIVE = `CREATE FUNCTION add_five(value float32) RETURNS float32 LANGUAGE JAVASCRIPT AS $$
+  function add_five(value) { for (let i = 0; i < value.length; i++) value[i] = value[i] + 5; return value; }
+$$`;
+
+const SECOND_LARGEST = `CREATE AGGREGATE FUNCTION second_largest(value float32) RETURNS float32 LANGUAGE JAVASCRIPT AS $$
+{
+  initialize: function () { this.max = -1.0; this.sec = -1.0; },
+  process: function (values) {
+    for (let i = 0; i < values.length; i++) {
+      if (values[i] > this.max) { this.sec = this.max; this.max = values[i]; }
+      if (values[i] < this.max && values[i] > this.sec) this.sec = values[i];
+    }
+  },
+  finalize: function () { return this.sec; },
+  serialize: function () { return JSON.stringify({ max: this.max, sec: this.sec }); },
+  deserialize: function (s) { const o = JSON.parse(s); this.max = o.max; this.sec = o.sec; },
+  merge: function (s) { const o = JSON.parse(s); if (o.max > this.max) { this.sec = Math.max(this.max, o.sec); this.max = o.max; } else if (o.max > this.sec) this.sec = o.max; }
+}
+$$`;
+
+/** A historical query's rows (POST /queries, type historical), or its error. */
+async function historical(sql: string): Promise<{ rows: Row[]; error?: { code: number; message: string } }> {
+  const r = await api.post('/v1beta2/queries', { sql });
+  if (!String(r.headers.get('content-type')).startsWith('text/event-stream')) {
+    const body = (await r.json()) as { code: number; message: string };
+    return { rows: [], error: body };
+  }
+  const text = await r.text();
+  const rows: Row[] = [];
+  let error: { code: number; message: string } | undefined;
+  for (const block of text.split('\n\n')) {
+    const lines = block.split('\n');
+    const event = lines.find((l) => l.startsWith('event: '))?.slice(7);
+    const data = lines
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => l.slice(6))
+      .join('\n');
+    if (!data) continue;
+    if (!event) rows.push(...(JSON.parse(data) as Row[]));
+    else if (event === 'query') {
+      const q = JSON.parse(data) as { status: string; message?: string; code?: number };
+      if (q.status === 'failed') error = { code: q.code ?? -1, message: q.message ?? '' };
+    }
+  }
+  return { rows, ...(error ? { error } : {}) };
+}
+
+test('a scalar JavaScript function created with SQL runs in historical queries and streaming tails', async () => {
+  await api.exec(ADD_FIVE);
+  const once = await historical('SELECT add_five(1.5) AS a, add_five(to_float32(number)) AS b FROM numbers(3)');
+  assert.deepEqual(once, { rows: [[6.5, 5], [6.5, 6], [6.5, 7]] });
+  const s = await api.createStream('udf_tail', '(v float32)');
+  const q = await api.start(`SELECT v, add_five(v) FROM ${s}`);
+  await api.ingest(s, ['v'], [[1], [2]]);
+  await q.waitForRows(2);
+  assertSameRows(q.rows, [
+    [1, 6],
+    [2, 7],
+  ]);
+  assert.deepEqual(q.header, ['v', 'add_five(v)']);
+  await q.cancel();
+});
