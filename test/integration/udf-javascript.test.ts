@@ -77,3 +77,55 @@ test('a scalar JavaScript function created with SQL runs in historical queries a
   assert.deepEqual(q.header, ['v', 'add_five(v)']);
   await q.cancel();
 });
+
+test('a JavaScript aggregate in a historical GROUP BY, a global streaming aggregation and a tumble window', async () => {
+  await api.exec(SECOND_LARGEST);
+  const s = await api.createStream('udf_agg', "(k string, v float32, ts datetime64(3, 'UTC'))", 'ts');
+  const global = await api.start(`SELECT k, max(v), second_largest(v) FROM ${s} GROUP BY k ORDER BY k`);
+  const windowed = await api.start(
+    `SELECT window_start, second_largest(v) AS sec FROM tumble(${s}, ts, 10s) GROUP BY window_start`,
+  );
+  assert.deepEqual(global.header, ['k', 'max(v)', 'second_largest(v)']);
+  await api.ingest(
+    s,
+    ['k', 'v', 'ts'],
+    [
+      ['a', 1, '2024-01-24 10:00:01'],
+      ['a', 3, '2024-01-24 10:00:02'],
+      ['b', 4, '2024-01-24 10:00:03'],
+      ['a', 2, '2024-01-24 10:00:04'],
+      ['b', 2, '2024-01-24 10:00:05'],
+    ],
+  );
+  await global.waitForRows(2);
+  assertSameRows(global.rows.slice(-2), [
+    ['a', 3, 2],
+    ['b', 4, 2],
+  ]);
+  // A second batch folds into the same groups (the group's values are the engine's -State).
+  await api.ingest(
+    s,
+    ['k', 'v', 'ts'],
+    [
+      ['a', 2.5, '2024-01-24 10:00:12'],
+      ['b', 9, '2024-01-24 10:00:13'],
+    ],
+  );
+  await global.waitForRows(4);
+  assertSameRows(global.rows.slice(-2), [
+    ['a', 3, 2.5],
+    ['b', 9, 4],
+  ]);
+  // The window [10:00:00, 10:00:10) closed when 10:00:12 arrived: 1, 3, 4, 2, 2 -> 3.
+  await windowed.waitForRows(1);
+  assertSameRows(windowed.rows, [['2024-01-24 10:00:00.000', 3]]);
+  await global.cancel();
+  await windowed.cancel();
+  const hist = await historical(`SELECT k, second_largest(v) FROM table(${s}) GROUP BY k ORDER BY k`);
+  assert.deepEqual(hist, {
+    rows: [
+      ['a', 2.5],
+      ['b', 4],
+    ],
+  });
+});
