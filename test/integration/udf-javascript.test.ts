@@ -55,8 +55,8 @@ async function historical(sql: string): Promise<{ rows: Row[]; error?: { code: n
     if (!data) continue;
     if (!event) rows.push(...(JSON.parse(data) as Row[]));
     else if (event === 'query') {
-      const q = JSON.parse(data) as { status: string; message?: string; code?: number };
-      if (q.status === 'failed') error = { code: q.code ?? -1, message: q.message ?? '' };
+      const q = JSON.parse(data) as { status: string; error?: { code: number; message: string } };
+      if (q.status === 'failed') error = q.error ?? { code: -1, message: 'failed without an error' };
     }
   }
   return { rows, ...(error ? { error } : {}) };
@@ -128,4 +128,65 @@ test('a JavaScript aggregate in a historical GROUP BY, a global streaming aggreg
       ['b', 4],
     ],
   });
+});
+
+test('bad JavaScript: a body that does not parse is refused at CREATE; one that throws, loops or allocates fails its query only', async () => {
+  const parse = await api.post('/v1beta2/queries', {
+    sql: 'CREATE FUNCTION broken(x float64) RETURNS float64 LANGUAGE JAVASCRIPT AS $$ function broken(x) { return x + ; } $$',
+  });
+  assert.equal(parse.status, 400);
+  const parseBody = (await parse.json()) as { code: number; message: string };
+  assert.equal(parseBody.code, 36);
+  assert.match(parseBody.message, /does not parse/);
+
+  await api.exec(
+    "CREATE FUNCTION throws(x float64) RETURNS float64 LANGUAGE JAVASCRIPT AS $$ function throws(x) { throw new Error('no luck'); } $$",
+  );
+  await api.exec(
+    'CREATE FUNCTION no_return(x float64) RETURNS float64 LANGUAGE JAVASCRIPT AS $$ function no_return(x) {} $$',
+  );
+  const slow = await api.post('/v1beta2/udfs', {
+    name: 'loops',
+    type: 'javascript',
+    arguments: [{ name: 'x', type: 'float64' }],
+    return_type: 'float64',
+    source: 'function loops(x) { for (;;) {} }',
+    execution_timeout: 300,
+  });
+  assert.equal(slow.status, 201, await slow.text());
+  await api.exec(
+    'CREATE FUNCTION hog(x float64) RETURNS float64 LANGUAGE JAVASCRIPT AS $$ function hog(x) { const a = []; for (;;) a.push(new Array(1e6).fill(1)); } $$',
+  );
+  await api.exec(`CREATE AGGREGATE FUNCTION bad_process(x float64) RETURNS float64 LANGUAGE JAVASCRIPT AS $$
+    { initialize: function () {}, process: function (v) { throw new Error('process failed'); }, finalize: function () { return 1; } } $$`);
+  await api.exec(`CREATE AGGREGATE FUNCTION bad_finalize(x float64) RETURNS float64 LANGUAGE JAVASCRIPT AS $$
+    { initialize: function () {}, process: function (v) {}, finalize: function () { throw new Error('finalize failed'); } } $$`);
+
+  // A streaming query running meanwhile is unharmed.
+  const s = await api.createStream('udf_bystander', '(v float64)');
+  const bystander = await api.start(`SELECT v * 2 FROM ${s}`);
+  const cases: [string, number, RegExp][] = [
+    ['SELECT throws(1)', 2533, /throws failed: no luck/],
+    ['SELECT no_return(1)', 43, /must return an array/],
+    ['SELECT loops(1)', 159, /loops timed out: did not return within 300 ms/],
+    ['SELECT hog(1)', 241, /hog exceeded its memory limit/],
+    ['SELECT bad_process(number) FROM numbers(3)', 503, /process failed/],
+    ['SELECT bad_finalize(number) FROM numbers(3)', 2533, /finalize failed/],
+    ['SELECT throws(1, 2)', 42, /doesn't match/],
+    ['SELECT bad_process(number, 1) FROM numbers(3)', 42, /passed 2, should be 1/],
+  ];
+  for (const [sql, code, message] of cases) {
+    const r = await historical(sql);
+    assert.equal(r.error?.code, code, `${sql}: ${JSON.stringify(r)}`);
+    assert.match(r.error?.message ?? '', message, sql);
+  }
+  // The server and the other functions are unharmed, the failed ones work again once fixed.
+  assert.deepEqual(await historical('SELECT 1 + 1'), { rows: [[2]] });
+  await api.ingest(s, ['v'], [[21]]);
+  assert.deepEqual(await bystander.waitForRows(1), [[42]]);
+  await bystander.cancel();
+  await api.exec(
+    'CREATE OR REPLACE FUNCTION throws(x float64) RETURNS float64 LANGUAGE JAVASCRIPT AS $$ function throws(x) { return x.map((v) => v * 2); } $$',
+  );
+  assert.deepEqual(await historical('SELECT throws(21)'), { rows: [[42]] });
 });
