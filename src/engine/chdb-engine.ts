@@ -263,7 +263,8 @@ export class ChdbEngine implements Engine {
 
   private mapFailure(e: unknown, options: EngineQueryOptions, timedOut = false): TributaryError {
     const mapped = engineError(e);
-    if (mapped.code === TIMEOUT_CODE || (timedOut && mapped.code === CANCELED_CODE)) {
+    const udfTimeout = mapped.errorName === 'UDF_TIMEOUT';
+    if ((mapped.code === TIMEOUT_CODE && !udfTimeout) || (timedOut && mapped.code === CANCELED_CODE)) {
       return err('QUERY_TIMEOUT', { timeout_ms: options.timeoutMs }, e);
     }
     if (mapped.code === CANCELED_CODE || options.signal?.aborted) return err('QUERY_CANCELED', {}, e);
