@@ -44,7 +44,10 @@ export class UdfService {
   }
 
   list(): UserDefinedFunction[] {
-    return this.catalog.list<UdfDefinition>(UDF_KIND).map(udfResource);
+    return this.catalog
+      .list<UdfDefinition>(UDF_KIND)
+      .map(udfResource)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   get(name: string): UserDefinedFunction {

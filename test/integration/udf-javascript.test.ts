@@ -64,8 +64,16 @@ async function historical(sql: string): Promise<{ rows: Row[]; error?: { code: n
 
 test('a scalar JavaScript function created with SQL runs in historical queries and streaming tails', async () => {
   await api.exec(ADD_FIVE);
-  const once = await historical('SELECT add_five(1.5) AS a, add_five(to_float32(number)) AS b FROM numbers(3)');
-  assert.deepEqual(once, { rows: [[6.5, 5], [6.5, 6], [6.5, 7]] });
+  const once = await historical(
+    'SELECT add_five(1.5) AS a, add_five(to_float32(number)) AS b FROM numbers(3)',
+  );
+  assert.deepEqual(once, {
+    rows: [
+      [6.5, 5],
+      [6.5, 6],
+      [6.5, 7],
+    ],
+  });
   const s = await api.createStream('udf_tail', '(v float32)');
   const q = await api.start(`SELECT v, add_five(v) FROM ${s}`);
   await api.ingest(s, ['v'], [[1], [2]]);

@@ -65,7 +65,9 @@ async function historical(sql: string): Promise<{ rows: Row[]; error?: { code: n
 }
 
 test('a remote function is called in batches, without and with an auth header; the key is masked in GET', async () => {
-  await api.exec(`CREATE REMOTE FUNCTION ip_kind(ip string) RETURNS string URL '${base}/open' AUTH_METHOD 'none'`);
+  await api.exec(
+    `CREATE REMOTE FUNCTION ip_kind(ip string) RETURNS string URL '${base}/open' AUTH_METHOD 'none'`,
+  );
   requests.length = 0;
   const r = await historical(
     "SELECT ip_kind(ip) FROM (SELECT arrayJoin(['10.0.0.1', '8.8.8.8', '10.1.2.3']) AS ip)",
@@ -101,7 +103,9 @@ test('a remote function is called in batches, without and with an auth header; t
 
 test('a remote endpoint that refuses, is down, is slow or answers garbage fails the query clearly', async () => {
   const make = (name: string, url: string, extra = '') =>
-    api.exec(`CREATE REMOTE FUNCTION ${name}(ip string) RETURNS string URL '${url}' AUTH_METHOD 'none'${extra}`);
+    api.exec(
+      `CREATE REMOTE FUNCTION ${name}(ip string) RETURNS string URL '${url}' AUTH_METHOD 'none'${extra}`,
+    );
   await make('r_garbage', `${base}/garbage`);
   await make('r_short', `${base}/short`);
   await make('r_slow', `${base}/slow`, ' EXECUTION_TIMEOUT 300');

@@ -61,7 +61,11 @@ export function selectHandler(deps: SelectDeps): StatementHandler<Query> {
       options.type === 'historical'
         ? false
         : options.type === 'streaming' || isStreamingQuery(query, deps.resolver);
-    const analysis: QueryAnalysis = analyze(sql, deps.resolver, query !== written ? { statement: query } : {});
+    const analysis: QueryAnalysis = analyze(
+      sql,
+      deps.resolver,
+      query !== written ? { statement: query } : {},
+    );
     // The streams the query reads, as translation resolves them; every engine statement of the
     // query holds their flush locks.
     const reads = new Set<string>();
