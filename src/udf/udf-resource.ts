@@ -55,3 +55,26 @@ export function udfResource(r: CatalogRecord<UdfDefinition>): UserDefinedFunctio
     last_updated_by: r.audit.last_updated_by,
   };
 }
+
+/**
+ * The answer of create and update (the create document's `UDF`): the name as `id`, audit times as
+ * strings and actors as objects, the auth key masked.
+ */
+export function createdUdf(r: CatalogRecord<UdfDefinition>) {
+  const d = r.value;
+  return {
+    id: d.name,
+    name: d.name,
+    description: d.description,
+    type: d.type,
+    return_type: d.return_type,
+    arguments: d.arguments,
+    is_aggregation: d.is_aggregation,
+    source: d.source ?? '',
+    url: d.url ?? '',
+    auth_method: d.type === 'remote' ? (d.auth_method ?? 'none') : '',
+    auth_context: { key_name: d.auth_header ?? '', key_value: d.auth_header ? MASKED_SECRET : '' },
+    execution_timeout: d.execution_timeout ?? 0,
+    ...r.audit,
+  };
+}

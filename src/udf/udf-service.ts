@@ -66,11 +66,11 @@ export class UdfService {
     input: UdfInput,
     actor: Actor,
     options: { replace?: boolean; ifNotExists?: boolean } = {},
-  ): Promise<UserDefinedFunction> {
+  ): Promise<CatalogRecord<UdfDefinition>> {
     const def = udfDefinition(input);
     return this.writes.run(async () => {
       const existing = this.catalog.get<UdfDefinition>(UDF_KIND, def.name);
-      if (existing && options.ifNotExists) return udfResource(existing);
+      if (existing && options.ifNotExists) return existing;
       if (existing && !options.replace) throw err('UDF_ALREADY_EXISTS', { name: def.name });
       if (existing && existing.value.is_aggregation !== def.is_aggregation)
         removeUdfFiles(this.dir, existing.value.name);
@@ -79,7 +79,7 @@ export class UdfService {
         ? await this.catalog.update(UDF_KIND, def.name, def, actor)
         : await this.catalog.create(UDF_KIND, def.name, def, actor);
       await this.reload();
-      return udfResource(record);
+      return record;
     });
   }
 

@@ -26,9 +26,15 @@ test('create, list, get, replace, show, drop; refusals; functions persist across
   assert.equal(body.name, 'rest_add_five');
   assert.equal(body.type, 'javascript');
   assert.equal(body.is_aggregation, false);
-  assert.equal(body.created_by, 'admin');
-  assert.equal(typeof body.created_at, 'number');
+  assert.equal(body.id, 'rest_add_five');
+  assert.deepEqual(body.created_by, { id: 'admin', name: 'admin' });
   assert.deepEqual(body.arguments, ADD_FIVE.arguments);
+  // GET answers the base document's UserDefinedFunction: epoch-millisecond times, names of actors.
+  const got = (await h.call('GET', '/v1beta2/udfs/rest_add_five')).json() as Record<string, unknown>;
+  assert.equal(got.created_by, 'admin');
+  assert.equal(got.last_modified_by, 'admin');
+  assert.equal(got.created_at, Date.parse(`${String(body.created_at).replace(' ', 'T')}Z`));
+  assert.equal(got.source, ADD_FIVE.source);
 
   assertError(await h.call('POST', '/v1beta2/udfs', { body: ADD_FIVE }), 409, 609, /already exists/);
   assertError(

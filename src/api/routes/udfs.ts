@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { err } from '../../errors/tributary-error.ts';
 import type { UdfInput } from '../../udf/udf-definition.ts';
+import { createdUdf } from '../../udf/udf-resource.ts';
 import type { UdfService } from '../../udf/udf-service.ts';
 import { ADMIN, READ } from '../access.ts';
 import { actorOfRequest } from '../auth.ts';
@@ -65,7 +66,9 @@ export function udfRoutes(app: FastifyInstance, s: Services): void {
     '/v1beta2/udfs',
     { schema: { body: udfBody }, config: ADMIN, bodyLimit: 2 * UDF_BODY_LIMIT },
     async (request, reply) =>
-      reply.status(201).send(await udfsOf(s).create(request.body as UdfInput, actorOfRequest(request))),
+      reply
+        .status(201)
+        .send(createdUdf(await udfsOf(s).create(request.body as UdfInput, actorOfRequest(request)))),
   );
 
   app.get('/v1beta2/udfs/:name', { schema: { params: byName }, config: READ }, async (request) =>
@@ -77,13 +80,10 @@ export function udfRoutes(app: FastifyInstance, s: Services): void {
     { schema: { params: byName, body: udfBody }, config: ADMIN, bodyLimit: 2 * UDF_BODY_LIMIT },
     async (request) => {
       const { name } = request.params as { name: string };
-      const body = request.body as UdfInput;
-      if (body.name !== name)
-        throw err('UDF_BAD_DEFINITION', {
-          detail: `name ${body.name} in the body differs from ${name} in the path`,
-        });
+      // The path names the function replaced; PUT does not rename a function.
+      const body = { ...(request.body as UdfInput), name };
       udfsOf(s).get(name);
-      return udfsOf(s).create(body, actorOfRequest(request), { replace: true });
+      return createdUdf(await udfsOf(s).create(body, actorOfRequest(request), { replace: true }));
     },
   );
 
