@@ -138,7 +138,12 @@ export function buildPlanner(deps: PlannerDeps): {
       resolver: randomStreamResolver(resolver, randoms, maxEvents),
       ranges,
       streamDefinition: (resolved, db, name) => resolver.streamDefinition(resolved, db, name),
-      ...(udfs ? { rewrite: (q: Query) => rewriteAggregateUdfs(q, (n) => udfs.definition(n)) } : {}),
+      ...(udfs
+        ? {
+            rewrite: (q: Query, streaming: boolean) =>
+              rewriteAggregateUdfs(q, (n) => udfs.definition(n), streaming),
+          }
+        : {}),
     });
   const select = (query: Query, ctx: Parameters<ReturnType<typeof selectHandler>>[1]) =>
     selectWith(query.kind === 'Select' ? maxEventsOf(query.settings) : undefined)(query, ctx);

@@ -416,6 +416,13 @@ export const ERRORS = {
     system: 'timeplusd',
     message: "Number of arguments for function {name} doesn't match: passed {passed}, should be {expected}",
   },
+  UDF_EMIT_IN_HISTORICAL_QUERY: {
+    code: 2534,
+    status: 400,
+    system: 'timeplusd',
+    message:
+      'JavaScript aggregate {name} declares has_customized_emit: it decides itself when to emit, which only a streaming query can do',
+  },
   UDF_JAVASCRIPT_ERROR: {
     code: 2533,
     status: 400,

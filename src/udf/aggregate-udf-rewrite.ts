@@ -8,17 +8,20 @@ import type { UdfDefinition } from './udf-definition.ts';
 import { engineFunctionName } from './udf-engine-files.ts';
 
 /**
- * JavaScript aggregates as engine work: `f(a, b)` becomes `__trb_uda_f(group_array(a),
- * group_array(b))`, the engine function that runs the aggregate's initialize / process / finalize
- * over a group's values (udf-process.mjs). `group_array` is an ordinary engine aggregate, so a
- * historical GROUP BY, a global streaming aggregation and a window keep the group's values in the
- * engine (streaming: as -State columns of the query's state table, checkpointed with it) and the
- * function runs when a group's result is emitted. A select item that is the call itself keeps the
- * column name the user wrote (`f(a, b)`).
+ * JavaScript aggregates as engine work: `f(a, b)` becomes `__trb_uda_f(__trb_uda_values(a),
+ * __trb_uda_values(b))`, the engine function that runs the aggregate's initialize / process /
+ * finalize over a group's values (udf-process.mjs). `__trb_uda_values` is the engine's groupArray,
+ * an ordinary aggregate, so a historical GROUP BY, a global streaming aggregation and a window keep
+ * the group's values in the engine (streaming: as -State columns of the query's state table,
+ * checkpointed with it) and the function runs when a group's result is emitted; over a changelog
+ * input the retracting aggregation hands it the group's live rows (retraction.ts). A select item
+ * that is the call itself keeps the column name the user wrote (`f(a, b)`).
  */
 export function rewriteAggregateUdfs(
   query: Query,
   lookup: (name: string) => UdfDefinition | undefined,
+  /** The query is streaming (an aggregate with its own emit is refused in historical ones). */
+  streaming: boolean,
 ): Query {
   const isUda = (n: AnyNode): n is FunctionCall => {
     if (n.kind !== 'Function') return false;
@@ -29,10 +32,6 @@ export function rewriteAggregateUdfs(
   const rewriteCall = (c: FunctionCall): Expr => {
     const def = lookup(c.name) as UdfDefinition;
     found = true;
-    if (def.customized_emit)
-      throw err('NOT_IMPLEMENTED', {
-        detail: `JavaScript aggregate ${def.name} declares has_customized_emit: aggregates that decide themselves when to emit are not supported yet`,
-      });
     if (c.over !== undefined)
       throw err('NOT_IMPLEMENTED', {
         detail: `JavaScript aggregate ${def.name} with OVER (substreams) is not supported yet`,
@@ -43,7 +42,12 @@ export function rewriteAggregateUdfs(
         passed: c.args.length,
         expected: def.arguments.length,
       });
-    const collect = c.distinct ? 'group_uniq_array' : 'group_array';
+    if (def.customized_emit && !streaming) throw err('UDF_EMIT_IN_HISTORICAL_QUERY', { name: def.name });
+    if (def.customized_emit)
+      throw err('NOT_IMPLEMENTED', {
+        detail: `JavaScript aggregate ${def.name} declares has_customized_emit: aggregates that decide themselves when to emit are not supported yet`,
+      });
+    const collect = c.distinct ? 'group_uniq_array' : '__trb_uda_values';
     const args = c.args.map((a) => {
       const g = call(collect, a);
       return c.filter ? { ...g, filter: c.filter } : g;

@@ -198,3 +198,29 @@ test('bad JavaScript: a body that does not parse is refused at CREATE; one that 
   );
   assert.deepEqual(await historical('SELECT throws(21)'), { rows: [[42]] });
 });
+
+test('a JavaScript aggregate over a changelog input folds the live rows at every emit', async () => {
+  await api.exec(`CREATE AGGREGATE FUNCTION live_count(v float32) RETURNS float32 LANGUAGE JAVASCRIPT AS $$
+    { initialize: function () { this.n = 0; }, process: function (v) { this.n += v.length; }, finalize: function () { return this.n; } } $$`);
+  const s = await api.createStream(
+    'udf_kv',
+    "(k int32, v float32) PRIMARY KEY k SETTINGS mode = 'versioned_kv'",
+  );
+  const q = await api.start(`SELECT live_count(v), sum(v) FROM ${s}`);
+  await api.ingest(
+    s,
+    ['k', 'v'],
+    [
+      [1, 10],
+      [2, 20],
+      [3, 30],
+    ],
+  );
+  await q.waitForRows(1);
+  assert.deepEqual(q.rows.at(-1), [3, 60]);
+  // an update of key 1 retracts its old row: still three live rows
+  await api.ingest(s, ['k', 'v'], [[1, 11]]);
+  await q.waitForRows(2);
+  assert.deepEqual(q.rows.at(-1), [3, 61]);
+  await q.cancel();
+});

@@ -22,7 +22,7 @@ export interface SelectDeps extends BindingContext {
   readonly resolver: TableResolver;
   readonly ranges: CommittedRanges;
   /** Rewrites the query before planning (JavaScript aggregates, src/udf/aggregate-udf-rewrite.ts). */
-  readonly rewrite?: (query: Query) => Query;
+  readonly rewrite?: (query: Query, streaming: boolean) => Query;
 }
 
 /** The result columns of engine SQL, in Proton type names (DESCRIBE, without running it). */
@@ -56,11 +56,11 @@ export async function describeEngineSql(engine: Engine, sql: string): Promise<Re
 export function selectHandler(deps: SelectDeps): StatementHandler<Query> {
   return async (written, ctx: StatementContext): Promise<Plan> => {
     const { options, sql } = ctx;
-    const query = deps.rewrite ? deps.rewrite(written) : written;
     const streaming =
       options.type === 'historical'
         ? false
-        : options.type === 'streaming' || isStreamingQuery(query, deps.resolver);
+        : options.type === 'streaming' || isStreamingQuery(written, deps.resolver);
+    const query = deps.rewrite ? deps.rewrite(written, streaming) : written;
     const analysis: QueryAnalysis = analyze(
       sql,
       deps.resolver,
