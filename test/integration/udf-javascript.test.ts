@@ -224,3 +224,46 @@ test('a JavaScript aggregate over a changelog input folds the live rows at every
   assert.deepEqual(q.rows.at(-1), [3, 61]);
   await q.cancel();
 });
+
+test('a materialized view calls a scalar function and a JavaScript aggregate', async () => {
+  await api.exec(
+    'CREATE FUNCTION mv_double(v float64) RETURNS float64 LANGUAGE JAVASCRIPT AS $$ function mv_double(v) { return v.map((x) => x * 2); } $$',
+  );
+  await api.exec(`CREATE AGGREGATE FUNCTION mv_span(v float64) RETURNS float64 LANGUAGE JAVASCRIPT AS $$
+    { initialize: function () { this.lo = Infinity; this.hi = -Infinity; },
+      process: function (v) { for (const x of v) { this.lo = Math.min(this.lo, x); this.hi = Math.max(this.hi, x); } },
+      finalize: function () { return this.hi - this.lo; } } $$`);
+  const s = await api.createStream('udf_mv_src', "(k string, v float64, ts datetime64(3, 'UTC'))", 'ts');
+  await api.exec(`CREATE MATERIALIZED VIEW udf_mv_tail AS SELECT k, mv_double(v) AS d FROM ${s}`);
+  await api.exec(
+    `CREATE MATERIALIZED VIEW udf_mv_win AS SELECT window_start AS ws, k, mv_span(v) AS span FROM tumble(${s}, ts, 10s) GROUP BY window_start, k`,
+  );
+  await api.ingest(
+    s,
+    ['k', 'v', 'ts'],
+    [
+      ['a', 1, '2024-01-24 10:00:01'],
+      ['a', 7, '2024-01-24 10:00:02'],
+      ['b', 5, '2024-01-24 10:00:03'],
+      ['a', 0, '2024-01-24 10:00:15'],
+    ],
+  );
+  const poll = async (sql: string, n: number) => {
+    for (let i = 0; i < 200; i++) {
+      const r = await historical(sql);
+      if (r.rows.length >= n) return r.rows;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    assert.fail(`${sql}: fewer than ${n} rows`);
+  };
+  assert.deepEqual(await poll('SELECT k, d FROM table(udf_mv_tail) ORDER BY k, d', 4), [
+    ['a', 0],
+    ['a', 2],
+    ['a', 14],
+    ['b', 10],
+  ]);
+  assert.deepEqual(await poll('SELECT ws, k, span FROM table(udf_mv_win) ORDER BY k', 2), [
+    ['2024-01-24 10:00:00.000', 'a', 6],
+    ['2024-01-24 10:00:00.000', 'b', 0],
+  ]);
+});
