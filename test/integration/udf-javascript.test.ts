@@ -267,3 +267,23 @@ test('a materialized view calls a scalar function and a JavaScript aggregate', a
     ['2024-01-24 10:00:00.000', 'b', 0],
   ]);
 });
+
+test('a subscribed query keeps a JavaScript aggregate state across RECOVER (checkpointed with the query)', async () => {
+  await api.exec(`CREATE AGGREGATE FUNCTION sub_sorted(v int32) RETURNS string LANGUAGE JAVASCRIPT AS $$
+    { initialize: function () { this.v = []; }, process: function (v) { this.v.push(...v); },
+      finalize: function () { return this.v.sort((a, b) => a - b).join(','); } } $$`);
+  const st = await api.createStream('udf_sub', '(i int32)');
+  const q = await api.start(
+    `subscribe to select sub_sorted(i) from ${st} emit periodic 100ms settings seek_to='earliest', checkpoint_interval=1`,
+  );
+  await api.exec(`insert into ${st}(i) values (3), (1), (2)`);
+  await q.waitForRows(1);
+  assert.deepEqual(q.rows.at(-1), ['1,2,3']);
+  await q.cancel();
+  await api.exec(`insert into ${st}(i) values (0)`);
+  const r = await api.start(`recover from '${q.id}'`);
+  await r.waitForRows(1);
+  assert.deepEqual(r.rows.at(-1), ['0,1,2,3'], 'the recovered state holds the rows before the checkpoint');
+  await r.cancel();
+  await api.exec(`unsubscribe to '${q.id}'`);
+});
