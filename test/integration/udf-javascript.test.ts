@@ -129,6 +129,11 @@ test('a JavaScript aggregate in a historical GROUP BY, a global streaming aggreg
   assertSameRows(windowed.rows, [['2024-01-24 10:00:00.000', 3]]);
   await global.cancel();
   await windowed.cancel();
+  // Not yet inside a view's query: a query of the view is refused, clearly.
+  await api.exec(`CREATE VIEW udf_agg_view AS SELECT k, second_largest(v) FROM table(${s}) GROUP BY k`);
+  const view = await historical('SELECT * FROM udf_agg_view');
+  assert.equal(view.error?.code, 48, JSON.stringify(view));
+  assert.match(view.error?.message ?? '', /not supported inside a view's query/);
   const hist = await historical(`SELECT k, second_largest(v) FROM table(${s}) GROUP BY k ORDER BY k`);
   assert.deepEqual(hist, {
     rows: [
