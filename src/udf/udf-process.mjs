@@ -97,7 +97,9 @@ function makeJavaScript() {
         const out = new Array(groups.length);
         for (let g = 0; g < groups.length; g++) {
           const o = __trb_make();
-          try { if (typeof o.initialize === 'function') o.initialize(); o.process.apply(o, groups[g]); }
+          try { if (typeof o.initialize === 'function') o.initialize(); }
+          catch (e) { return { error: 'throw', detail: 'initialize(): ' + String(e && e.message !== undefined ? e.message : e) }; }
+          try { o.process.apply(o, groups[g]); }
           catch (e) { return { error: 'process', detail: String(e && e.message !== undefined ? e.message : e) }; }
           let r;
           try { r = o.finalize(); }
