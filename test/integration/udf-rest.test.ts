@@ -37,6 +37,11 @@ test('create, list, get, replace, show, drop; refusals; functions persist across
   assert.equal(got.source, ADD_FIVE.source);
 
   assertError(await h.call('POST', '/v1beta2/udfs', { body: ADD_FIVE }), 409, 609, /already exists/);
+  const again = await h.call('POST', '/v1beta2/udfs', {
+    body: { ...ADD_FIVE, description: 'again', replace_if_exists: true },
+  });
+  assert.equal(again.statusCode, 201, again.body);
+  assert.equal((again.json() as { description: string }).description, 'again');
   assertError(
     await h.call('POST', '/v1beta2/udfs', {
       body: { ...ADD_FIVE, name: 'sum', source: 'function sum(x) { return x; }' },

@@ -49,6 +49,8 @@ const udfBody = {
       },
     },
     execution_timeout: { type: 'integer', minimum: 1, maximum: 600000 },
+    /** Proton's: replace a function of that name instead of answering 409. */
+    replace_if_exists: { type: 'boolean' },
   },
 } as const;
 
@@ -66,9 +68,13 @@ export function udfRoutes(app: FastifyInstance, s: Services): void {
     '/v1beta2/udfs',
     { schema: { body: udfBody }, config: ADMIN, bodyLimit: 2 * UDF_BODY_LIMIT },
     async (request, reply) =>
-      reply
-        .status(201)
-        .send(createdUdf(await udfsOf(s).create(request.body as UdfInput, actorOfRequest(request)))),
+      reply.status(201).send(
+        createdUdf(
+          await udfsOf(s).create(request.body as UdfInput, actorOfRequest(request), {
+            replace: (request.body as { replace_if_exists?: boolean }).replace_if_exists === true,
+          }),
+        ),
+      ),
   );
 
   app.get('/v1beta2/udfs/:name', { schema: { params: byName }, config: READ }, async (request) =>
