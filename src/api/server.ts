@@ -21,6 +21,7 @@ import { sourceRoutes } from './routes/sources.ts';
 import { sqlToolRoutes } from './routes/sql-tools.ts';
 import { streamRoutes } from './routes/streams.ts';
 import { topologyRoutes } from './routes/topology.ts';
+import { udfRoutes } from './routes/udfs.ts';
 import { userRoutes } from './routes/users.ts';
 import { viewRoutes } from './routes/views.ts';
 import { workspaceRoutes } from './routes/workspace.ts';
@@ -84,6 +85,7 @@ export function buildServer(services: Services): FastifyInstance {
       sinkRoutes(api, services);
       externalStreamRoutes(api, services);
       dictionaryRoutes(api, services);
+      udfRoutes(api, services);
     },
     { prefix: API_PREFIX },
   );

@@ -19,6 +19,7 @@ import type { RandomStreams } from '../random/random-streams.ts';
 import type { TableResolver } from '../sql/translator/resolver.ts';
 import type { StreamStore } from '../stream/stream-store.ts';
 import type { SharedStepReads } from '../streaming/shared-step-reads.ts';
+import type { UdfService } from '../udf/udf-service.ts';
 import type { MaterializedViews } from '../views/materialized-views.ts';
 import type { ViewStore } from '../views/view-store.ts';
 import type { VersionInfo } from './version-info.ts';
@@ -65,6 +66,8 @@ export interface Services {
   randoms?: RandomStreams;
   /** Dictionaries (CREATE DICTIONARY): records, engine dictionaries, LIFETIME reloads. */
   dictionaries?: DictionaryStore;
+  /** User-defined functions (JavaScript and remote): catalog records and engine files. */
+  udfs?: UdfService;
   /** When the server started (epoch milliseconds). */
   bootedAt: number;
 }

@@ -75,6 +75,9 @@ import type { StreamStore } from '../stream/stream-store.ts';
 import { CatalogResolver } from '../streaming/catalog-resolver.ts';
 import { SharedStepReads } from '../streaming/shared-step-reads.ts';
 import { storeRanges } from '../streaming/store-ranges.ts';
+import { rewriteAggregateUdfs } from '../udf/aggregate-udf-rewrite.ts';
+import type { UdfService } from '../udf/udf-service.ts';
+import { createFunctionHandler, dropFunctionHandler, showFunctionsHandler } from '../udf/udf-statements.ts';
 import type { RetryPolicy } from '../views/materialized-view-runner.ts';
 import {
   createMaterializedViewHandler,
@@ -109,6 +112,8 @@ export interface PlannerDeps {
   sources?: SourceService;
   /** The directory dictionaries' FILE sources are confined to (default `<dataDir>/user_files`). */
   userFilesDir?: string;
+  /** User-defined functions (CREATE/DROP FUNCTION, SHOW FUNCTIONS, calls in SQL). */
+  udfs?: UdfService;
 }
 
 /** The statement families shared by several owners; each owner registers its part. */
@@ -133,7 +138,13 @@ export function buildPlanner(deps: PlannerDeps): {
   externals: ExternalStreams;
   dictionaries: DictionaryStore;
 } {
-  const resolver = new CatalogResolver(deps.catalog, deps.streams, DEFAULT_DATABASE);
+  const udfs = deps.udfs;
+  const resolver = new CatalogResolver(
+    deps.catalog,
+    deps.streams,
+    DEFAULT_DATABASE,
+    udfs ? (name) => udfs.resolveFunction(name) : undefined,
+  );
   const sharedReads = new SharedStepReads();
   // Random streams: generated while streaming queries read them, a fresh batch in historical reads.
   const randoms = new RandomStreams({
@@ -150,6 +161,12 @@ export function buildPlanner(deps: PlannerDeps): {
       resolver: randomStreamResolver(resolver, randoms, maxEvents),
       ranges,
       streamDefinition: (resolved, db, name) => resolver.streamDefinition(resolved, db, name),
+      ...(udfs
+        ? {
+            rewrite: (q: Query, streaming: boolean) =>
+              rewriteAggregateUdfs(q, (n) => udfs.definition(n), streaming),
+          }
+        : {}),
     });
   // External streams (src/external/streams): the views and MVs that guard their names come below.
   let mvsLater: MaterializedViews | undefined;
@@ -355,5 +372,10 @@ export function buildPlanner(deps: PlannerDeps): {
     .register('VIEW', showCreateViewHandler(viewDeps))
     .register('MATERIALIZED VIEW', showCreateViewHandler(viewDeps))
     .wrap('STREAM', (h) => showCreateStreamOrViewHandler(viewDeps, h));
+  if (udfs) {
+    planner.register('CreateFunction', createFunctionHandler(udfs));
+    dispatch.drop.register('FUNCTION', dropFunctionHandler(udfs));
+    dispatch.show.register('FUNCTIONS', showFunctionsHandler(udfs));
+  }
   return { planner, dispatch, resolver, views, mvs, sharedReads, randoms, externals, dictionaries };
 }

@@ -26,6 +26,7 @@ import { translateExpression } from '../sql/translator/translate.ts';
 import { StreamStore } from '../stream/stream-store.ts';
 import type { BufferPolicy } from '../stream/stream-tables.ts';
 import { resetStreamingState } from '../streaming/state-table.ts';
+import { UdfService } from '../udf/udf-service.ts';
 import type { RetryPolicy } from '../views/materialized-view-runner.ts';
 import { buildPlanner } from './build-planner.ts';
 import { securePrivateDir } from './data-dir.ts';
@@ -82,6 +83,7 @@ export class Tributary {
     try {
       engine = new ChdbEngine({
         dataPath: join(config.dataDir, 'engine'),
+        udfDir: join(config.dataDir, 'udf'),
         sessions: {
           system: config.engineSystemSessions,
           stream: config.engineStreamSessions,
@@ -120,6 +122,9 @@ export class Tributary {
       });
       sources = new SourceService({ catalog, streams, defaultDatabase: 'default', logger });
       const clock = tuning.clock ?? (() => new Date());
+      // User-defined functions: their engine files written again from the catalog, and loaded.
+      const udfs = new UdfService(catalog, engine, join(config.dataDir, 'udf'));
+      await udfs.start();
       const licenseKeys = config.licensePublicKeys ? parsePublicKeys(config.licensePublicKeys) : [];
       const built = buildPlanner({
         engine,
@@ -130,6 +135,7 @@ export class Tributary {
         logger,
         dataDir: config.dataDir,
         ...(config.userFilesDir ? { userFilesDir: config.userFilesDir } : {}),
+        udfs,
         ...(tuning.mvRetry ? { mvRetry: tuning.mvRetry } : {}),
       });
       sinks = new SinkService({
@@ -177,6 +183,7 @@ export class Tributary {
         queries: new QueryRegistry(),
         streams,
         inputs,
+        udfs,
         bootedAt: Date.now(),
       };
       const api = buildServer(services);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { drainPending, Session } from 'chdb';
 import { err, type TributaryError } from '../errors/tributary-error.ts';
 import type {
@@ -20,6 +21,12 @@ export interface ChdbEngineOptions {
   dataPath: string;
   /** Sessions per lane; defaults: 2 system, 2 stream, 2 user. */
   sessions?: Partial<Record<EngineLane, number>>;
+  /**
+   * Where user-defined functions live: the engine loads every `<dir>/*_function.xml` (executable
+   * functions, src/udf/udf-engine-files.ts) and runs their commands from `dir`;
+   * `SYSTEM RELOAD FUNCTIONS` picks up changes.
+   */
+  udfDir?: string;
 }
 
 /**
@@ -55,7 +62,14 @@ export class ChdbEngine implements Engine {
   constructor(options: ChdbEngineOptions) {
     this.dataPath = options.dataPath;
     mkdirSync(this.dataPath, { recursive: true });
-    const make = () => new Session(this.dataPath, { connectionArgs: CONNECTION_ARGS });
+    const udfArgs = options.udfDir
+      ? [
+          `--user_defined_executable_functions_config=${join(options.udfDir, '*_function.xml')}`,
+          `--user_scripts_path=${options.udfDir}`,
+        ]
+      : [];
+    const connectionArgs = [...CONNECTION_ARGS, ...udfArgs];
+    const make = () => new Session(this.dataPath, { connectionArgs });
     const system = Array.from({ length: options.sessions?.system ?? 2 }, make);
     const stream = Array.from({ length: options.sessions?.stream ?? 2 }, make);
     const user = Array.from({ length: options.sessions?.user ?? 2 }, make);
@@ -249,7 +263,8 @@ export class ChdbEngine implements Engine {
 
   private mapFailure(e: unknown, options: EngineQueryOptions, timedOut = false): TributaryError {
     const mapped = engineError(e);
-    if (mapped.code === TIMEOUT_CODE || (timedOut && mapped.code === CANCELED_CODE)) {
+    const udfTimeout = mapped.errorName === 'UDF_TIMEOUT';
+    if ((mapped.code === TIMEOUT_CODE && !udfTimeout) || (timedOut && mapped.code === CANCELED_CODE)) {
       return err('QUERY_TIMEOUT', { timeout_ms: options.timeoutMs }, e);
     }
     if (mapped.code === CANCELED_CODE || options.signal?.aborted) return err('QUERY_CANCELED', {}, e);

@@ -1,4 +1,5 @@
 import { err, TributaryError } from '../errors/tributary-error.ts';
+import { udfFailure } from './udf-failure.ts';
 
 /** HTTP status for an engine error code (default 400: the statement was wrong). */
 const STATUS_BY_CODE: Readonly<Record<number, number>> = {
@@ -28,6 +29,8 @@ export function parseEngineMessage(text: string): { code?: number; name?: string
 export function engineError(e: unknown): TributaryError {
   if (e instanceof TributaryError) return e;
   const raw = e instanceof Error ? e.message : String(e);
+  const udf = udfFailure(raw);
+  if (udf) return udf;
   const parsed = parseEngineMessage(raw);
   const chCode = (e as { clickhouseCode?: unknown })?.clickhouseCode;
   const code = typeof chCode === 'number' ? chCode : parsed.code;

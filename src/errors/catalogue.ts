@@ -458,6 +458,81 @@ export const ERRORS = {
     system: 'connector',
     message: 'Delivery to {target} failed: {detail}',
   },
+  // --- user-defined functions (engine-compatible codes, and 111xx) ---
+  UDF_BAD_DEFINITION: { code: 36, status: 400, system: 'timeplusd', message: '{detail}' },
+  UDF_NAME_TAKEN: {
+    code: 609,
+    status: 409,
+    system: 'timeplusd',
+    message: '{name} is a built-in function; a user-defined function cannot take its name',
+  },
+  UDF_ALREADY_EXISTS: {
+    code: 609,
+    status: 409,
+    system: 'timeplusd',
+    message: 'User-defined function {name} already exists',
+  },
+  UDF_NOT_FOUND: {
+    code: 46,
+    status: 404,
+    system: 'timeplusd',
+    message: 'User-defined function {name} does not exist',
+  },
+  UDF_ARGUMENT_COUNT: {
+    code: 42,
+    status: 400,
+    system: 'timeplusd',
+    message: "Number of arguments for function {name} doesn't match: passed {passed}, should be {expected}",
+  },
+  UDF_EMIT_IN_HISTORICAL_QUERY: {
+    code: 2534,
+    status: 400,
+    system: 'timeplusd',
+    message:
+      'JavaScript aggregate {name} declares has_customized_emit: it decides itself when to emit, which only a streaming query can do',
+  },
+  UDF_JAVASCRIPT_ERROR: {
+    code: 2533,
+    status: 400,
+    system: 'timeplusd',
+    message: 'JavaScript function {name} failed: {detail}',
+  },
+  UDF_AGGREGATE_PROCESS_ERROR: {
+    code: 503,
+    status: 400,
+    system: 'timeplusd',
+    message: 'JavaScript aggregate {name} threw in process(): {detail}',
+  },
+  UDF_BAD_RESULT: {
+    code: 43,
+    status: 400,
+    system: 'timeplusd',
+    message: 'JavaScript function {name} {detail}',
+  },
+  UDF_TIMEOUT: {
+    code: 159,
+    status: 408,
+    system: 'timeplusd',
+    message: 'User-defined function {name} timed out: {detail}',
+  },
+  UDF_MEMORY_LIMIT: {
+    code: 241,
+    status: 400,
+    system: 'timeplusd',
+    message: 'User-defined function {name} exceeded its memory limit ({limit} MiB of heap)',
+  },
+  UDF_REMOTE_ERROR: {
+    code: 11101,
+    status: 502,
+    system: 'timeplusd',
+    message: 'Remote function {name} failed: {detail}',
+  },
+  UDF_FAILED: {
+    code: 11102,
+    status: 500,
+    system: 'timeplusd',
+    message: 'User-defined function {name} failed: {detail}',
+  },
 
   // --- engine and server (109xx) ---
   ENGINE_UNAVAILABLE: {

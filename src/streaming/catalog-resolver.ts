@@ -46,6 +46,8 @@ export class CatalogResolver implements TableResolver {
     private readonly catalog: Catalog,
     private readonly streams: StreamLookup,
     readonly defaultDatabase = 'default',
+    /** User-defined functions by name (src/udf), when the server has them. */
+    private readonly functions?: (name: string) => { clickhouse: string; aggregate?: boolean } | undefined,
   ) {}
 
   /**
@@ -57,6 +59,9 @@ export class CatalogResolver implements TableResolver {
     if (!this.catalog.get('dictionary', `${database}.${name}`)) return undefined;
     return `${database}.${name}`;
   };
+  resolveFunction(name: string): { clickhouse: string; aggregate?: boolean } | undefined {
+    return this.functions?.(name);
+  }
 
   resolve(db: string | undefined, name: string): ResolvedTable | undefined {
     const database = db ?? this.defaultDatabase;

@@ -25,6 +25,9 @@ const RETRACTABLE = new Set([
   'min_k',
   'max_k',
   'group_uniq_array',
+  // The values a JavaScript aggregate folds (src/udf/aggregate-udf-rewrite.ts): over a changelog
+  // input it gets the group's live rows (each as often as its net count) at every emit.
+  '__trb_uda_values',
 ]);
 
 /** ClickHouse spellings users may write for the same functions. */

@@ -49,11 +49,6 @@ const NOT_IMPLEMENTED: readonly string[] = [
   // test/integration/sources-stream-generator.test.ts stops it first.
   'PATCH /v1beta2/sources/{id}',
   'PUT /v1beta2/sources/{id}',
-  'GET /v1beta2/udfs',
-  'POST /v1beta2/udfs',
-  'DELETE /v1beta2/udfs/{name}',
-  'GET /v1beta2/udfs/{name}',
-  'PUT /v1beta2/udfs/{name}',
   'GET /v1beta2/views/{name}/stats',
 ];
 
@@ -216,6 +211,25 @@ const REQUESTS: Record<string, { body?: unknown; contentType?: string; query?: s
       type: 'http',
       query: 'SELECT a FROM contract_source',
       properties: { url: 'http://127.0.0.1:9/' },
+    },
+  },
+  // A remote function: its definition does not depend on the sample's (unique) name.
+  'POST /v1beta2/udfs': {
+    body: {
+      type: 'remote',
+      url: 'http://127.0.0.1:9/',
+      arguments: [{ name: 'x', type: 'string' }],
+      return_type: 'string',
+      auth_method: 'none',
+    },
+  },
+  'PUT /v1beta2/udfs/{name}': {
+    body: {
+      type: 'remote',
+      url: 'http://127.0.0.1:9/',
+      arguments: [{ name: 'x', type: 'string' }],
+      return_type: 'string',
+      auth_method: 'none',
     },
   },
   'POST /v1beta2/source/preview': { body: { type: 'stream_generator', properties: { template: 'iot' } } },

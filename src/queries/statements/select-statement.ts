@@ -21,6 +21,8 @@ export interface SelectDeps extends BindingContext {
   readonly engine: Engine;
   readonly resolver: TableResolver;
   readonly ranges: CommittedRanges;
+  /** Rewrites the query before planning (JavaScript aggregates, src/udf/aggregate-udf-rewrite.ts). */
+  readonly rewrite?: (query: Query, streaming: boolean) => Query;
 }
 
 /** The result columns of engine SQL, in Proton type names (DESCRIBE, without running it). */
@@ -52,13 +54,18 @@ export async function describeEngineSql(engine: Engine, sql: string): Promise<Re
  * table(), engine tables) or when the client asked for `type: historical`; streaming otherwise.
  */
 export function selectHandler(deps: SelectDeps): StatementHandler<Query> {
-  return async (query, ctx: StatementContext): Promise<Plan> => {
+  return async (written, ctx: StatementContext): Promise<Plan> => {
     const { options, sql } = ctx;
     const streaming =
       options.type === 'historical'
         ? false
-        : options.type === 'streaming' || isStreamingQuery(query, deps.resolver);
-    const analysis: QueryAnalysis = analyze(sql, deps.resolver);
+        : options.type === 'streaming' || isStreamingQuery(written, deps.resolver);
+    const query = deps.rewrite ? deps.rewrite(written, streaming) : written;
+    const analysis: QueryAnalysis = analyze(
+      sql,
+      deps.resolver,
+      query !== written ? { statement: query } : {},
+    );
     // The streams the query reads, as translation resolves them; every engine statement of the
     // query holds their flush locks.
     const reads = new Set<string>();

@@ -39,6 +39,8 @@ export interface Analysis {
 export interface AnalyzeOptions {
   /** The database unqualified names resolve in (reported in ColumnRefs); default 'default'. */
   readonly defaultDatabase?: string;
+  /** The statement `sql` parses to, when the caller has it (possibly rewritten, e.g. JavaScript aggregates). */
+  readonly statement?: Statement;
 }
 
 /**
@@ -48,7 +50,7 @@ export interface AnalyzeOptions {
  * of computed columns are empty here; fill them from the engine with `fillResultTypes`.
  */
 export function analyze(sql: string, resolver: TableResolver, options: AnalyzeOptions = {}): Analysis {
-  const statement = parseStatement(sql);
+  const statement = options.statement ?? parseStatement(sql);
   const defaultDb = options.defaultDatabase ?? 'default';
   const query = queryOf(statement);
   const base: Analysis = {

@@ -256,6 +256,14 @@ function splitSpecial(lower: string): [string, string] | undefined {
   return undefined;
 }
 
+const materialized = (e: Expr): Expr => ({
+  kind: 'Function',
+  name: 'materialize',
+  args: [e],
+  distinct: false,
+  span: e.span,
+});
+
 /** Map one Proton call to the engine (see CallMapping). */
 export function mapFunctionCall(call: FunctionCall, extra?: ExtraFunctions): CallMapping {
   const lower = call.name.toLowerCase();
@@ -278,8 +286,14 @@ export function mapFunctionCall(call: FunctionCall, extra?: ExtraFunctions): Cal
       };
     } else {
       const udf = extra?.(call.name);
+      // A user-defined function's arguments are materialized: the engine would otherwise call it
+      // on constant arguments while it plans the query, which chDB does on the caller's thread.
       if (udf)
-        mapped = { kind: 'call', call: { ...call, name: udf.clickhouse }, aggregate: udf.aggregate ?? false };
+        mapped = {
+          kind: 'call',
+          call: { ...call, name: udf.clickhouse, args: call.args.map((a) => materialized(a)) },
+          aggregate: udf.aggregate ?? false,
+        };
     }
   }
   if (!mapped) {

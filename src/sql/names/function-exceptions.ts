@@ -43,6 +43,8 @@ export const PROTON_RENAMES: Readonly<Record<string, string>> = {
   to_decimal: 'toDecimal64',
   // Proton's 16-bit date (its `date` type is the engine's Date too)
   to_date16: 'toDate',
+  // Tributary's own: the values a JavaScript aggregate folds (src/udf/aggregate-udf-rewrite.ts)
+  __trb_uda_values: 'groupArray',
   // casts
   _cast: '_CAST',
   __cast: '_CAST',

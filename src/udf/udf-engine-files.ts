@@ -1,0 +1,111 @@
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { UDF_HEAP_LIMIT_MB } from '../engine/udf-failure.ts';
+import { translateType } from '../sql/translator/translate.ts';
+import type { UdfDefinition } from './udf-definition.ts';
+
+/**
+ * The engine calls user-defined functions itself: each is a ClickHouse `executable_pool` function
+ * (a config file `<name>_function.xml` in the UDF directory, loaded through the engine's
+ * `user_defined_executable_functions_config`) whose command starts `udf-process.mjs` under node
+ * with the function's spec. So a UDF works anywhere in any SQL the engine runs (historical
+ * queries, every streaming step), and the JavaScript runs in its own process: a body that loops,
+ * throws or allocates without bound fails that query only.
+ *
+ * A JavaScript aggregate is an engine function of arrays (`__trb_uda_<name>`): queries call it on
+ * the `group_array` of each argument (aggregate-udf-rewrite.ts), so the engine keeps the state of
+ * every group (its -State columns in streaming state tables) and the function folds each group's
+ * values when a result is emitted.
+ */
+
+/** The engine name of a function: the UDF's own name, `__trb_uda_<name>` for a JavaScript aggregate. */
+export function engineFunctionName(def: Pick<UdfDefinition, 'name' | 'type' | 'is_aggregation'>): string {
+  return def.is_aggregation ? `__trb_uda_${def.name}` : def.name;
+}
+
+/** Processes per function the engine keeps for concurrent queries. */
+const POOL_SIZE = 2;
+const RUNNER = fileURLToPath(new URL('./udf-process.mjs', import.meta.url));
+
+const xml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** The spec the function process reads (argv[2]). */
+function processSpec(def: UdfDefinition): Record<string, unknown> {
+  const aggregate = def.is_aggregation;
+  return {
+    name: def.name,
+    kind: def.type === 'remote' ? 'remote' : 'javascript',
+    aggregate,
+    arguments: def.arguments.map((a) => ({ name: a.name, type: aggregate ? `array(${a.type})` : a.type })),
+    timeoutMs: def.execution_timeout,
+    ...(def.source !== undefined ? { source: def.source } : {}),
+    ...(def.url !== undefined ? { url: def.url } : {}),
+    ...(def.auth_header ? { authHeader: def.auth_header, authKey: def.auth_key ?? '' } : {}),
+  };
+}
+
+function functionXml(def: UdfDefinition, script: string): string {
+  const aggregate = def.is_aggregation;
+  // The engine waits a little longer than the process's own limit, which reports the clearer error.
+  const readTimeout = (def.execution_timeout ?? 10_000) + 5_000;
+  const args = def.arguments
+    .map((a) => {
+      const t = translateType(a.type);
+      return `<argument><type>${xml(aggregate ? `Array(${t})` : t)}</type><name>${xml(a.name)}</name></argument>`;
+    })
+    .join('');
+  return [
+    '<functions><function>',
+    '<type>executable_pool</type>',
+    `<name>${xml(engineFunctionName(def))}</name>`,
+    `<return_type>${xml(translateType(def.return_type))}</return_type>`,
+    args,
+    '<format>JSONEachRow</format>',
+    `<command>${xml(script)}</command>`,
+    '<send_chunk_header>1</send_chunk_header>',
+    `<pool_size>${POOL_SIZE}</pool_size>`,
+    `<command_read_timeout>${readTimeout}</command_read_timeout>`,
+    `<command_write_timeout>${readTimeout}</command_write_timeout>`,
+    '<command_termination_timeout>2</command_termination_timeout>',
+    '<stderr_reaction>log_last</stderr_reaction>',
+    '<deterministic>false</deterministic>',
+    '</function></functions>',
+  ].join('\n');
+}
+
+/** Write the engine files of `def` into `dir` (replacing an older version). */
+export function writeUdfFiles(dir: string, def: UdfDefinition): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const specFile = join(dir, `${def.name}.spec.json`);
+  const script = `${def.name}.sh`;
+  writeFileSync(specFile, JSON.stringify(processSpec(def)), { mode: 0o600 });
+  writeFileSync(
+    join(dir, script),
+    `#!/bin/sh\nexec ${shellQuote(process.execPath)} --max-old-space-size=${UDF_HEAP_LIMIT_MB} --max-semi-space-size=16 ${shellQuote(RUNNER)} ${shellQuote(specFile)}\n`,
+    { mode: 0o700 },
+  );
+  writeFileSync(join(dir, `${def.name}_function.xml`), functionXml(def, script), { mode: 0o600 });
+}
+
+/** Remove the engine files of the function `name`. */
+export function removeUdfFiles(dir: string, name: string): void {
+  for (const f of [`${name}_function.xml`, `${name}.sh`, `${name}.spec.json`])
+    rmSync(join(dir, f), { force: true });
+}
+
+/** Remove every function file of `dir` whose function is not in `keep` (left by an earlier run). */
+export function removeStaleUdfFiles(dir: string, keep: ReadonlySet<string>): void {
+  let files: string[];
+  try {
+    files = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const f of files) {
+    const m = /^(.*?)(_function\.xml|\.sh|\.spec\.json)$/.exec(f);
+    if (m && !keep.has(m[1] as string)) rmSync(join(dir, f), { force: true });
+  }
+}
