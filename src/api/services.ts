@@ -8,6 +8,7 @@ import type { Config } from '../config/config.ts';
 import type { InputService } from '../connectors/inputs/input-service.ts';
 import type { SourceService } from '../connectors/sources/source-service.ts';
 import type { Engine } from '../engine/engine.ts';
+import type { ExternalTables } from '../external/external-tables.ts';
 import type { LicenseStore } from '../license/license-store.ts';
 import type { Logger } from '../log/logger.ts';
 import type { QueryPlanner } from '../queries/execution.ts';
@@ -56,6 +57,8 @@ export interface Services {
   sources?: SourceService;
   /** Random streams (CREATE RANDOM STREAM): settings and generators. */
   randoms?: RandomStreams;
+  /** External tables (s3): records, read tables, credentials. */
+  externalTables?: ExternalTables;
   /** When the server started (epoch milliseconds). */
   bootedAt: number;
 }

@@ -10,6 +10,8 @@ import { guardDatabaseDrop, guardStreamDrop } from '../connectors/inputs/stream-
 import type { SourceService } from '../connectors/sources/source-service.ts';
 import type { Engine } from '../engine/engine.ts';
 import { err } from '../errors/tributary-error.ts';
+import { wireExternalTables } from '../external/external-table-wiring.ts';
+import type { ExternalTables } from '../external/external-tables.ts';
 import type { Logger } from '../log/logger.ts';
 import { SqlQueryPlanner } from '../queries/sql-planner.ts';
 import type { StatementHandler } from '../queries/statement-handler.ts';
@@ -109,6 +111,7 @@ export function buildPlanner(deps: PlannerDeps): {
   mvs: MaterializedViews;
   sharedReads: SharedStepReads;
   randoms: RandomStreams;
+  externalTables: ExternalTables;
 } {
   const resolver = new CatalogResolver(deps.catalog, deps.streams, DEFAULT_DATABASE);
   const sharedReads = new SharedStepReads();
@@ -265,5 +268,19 @@ export function buildPlanner(deps: PlannerDeps): {
     .register('VIEW', showCreateViewHandler(viewDeps))
     .register('MATERIALIZED VIEW', showCreateViewHandler(viewDeps))
     .wrap('STREAM', (h) => showCreateStreamOrViewHandler(viewDeps, h));
-  return { planner, dispatch, resolver, views, mvs, sharedReads, randoms };
+  // External tables (src/external): names resolved after streams and views; INSERT, DROP and
+  // SHOW CREATE of their names reach them.
+  const externalTables = wireExternalTables({
+    planner,
+    dispatch,
+    resolver,
+    engine: deps.engine,
+    catalog: deps.catalog,
+    streams: deps.streams,
+    defaultDatabase: DEFAULT_DATABASE,
+    insert: insertHandler({ ...base, resolver: randomStreamResolver(resolver, randoms) }),
+    ...(deps.dataDir !== undefined ? { dataDir: deps.dataDir } : {}),
+    ...(deps.logger ? { logger: deps.logger } : {}),
+  });
+  return { planner, dispatch, resolver, views, mvs, sharedReads, randoms, externalTables };
 }

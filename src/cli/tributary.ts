@@ -148,6 +148,7 @@ export class Tributary {
         mvs: built.mvs,
         sharedReads: built.sharedReads,
         randoms: built.randoms,
+        externalTables: built.externalTables,
         sources,
         queries: new QueryRegistry(),
         streams,
@@ -161,6 +162,8 @@ export class Tributary {
       // Every materialized view starts (paused ones stay paused).
       built.mvs.startAll();
       sources.restore();
+      // External tables read through engine tables made with credentials resolved now.
+      await built.externalTables.refreshAll();
       return new Tributary(services, api, initialAdmin, unlock);
     } catch (e) {
       await sources?.close();

@@ -390,6 +390,45 @@ export const ERRORS = {
     message: 'Source {name} is running; stop it before changing it',
   },
 
+  // --- external tables and format schemas (111xx) ---
+  EXTERNAL_TABLE_MISSING_SETTING: {
+    code: 11101,
+    status: 400,
+    system: 'connector',
+    message: 'External table {table}: setting {setting} is required {detail}',
+  },
+  EXTERNAL_TABLE_BAD_SETTING: {
+    code: 11102,
+    status: 400,
+    system: 'connector',
+    message: 'External table {table}: setting {setting} {detail}',
+  },
+  EXTERNAL_TABLE_UNKNOWN_SETTING: {
+    code: 11103,
+    status: 400,
+    system: 'connector',
+    message: 'External table {table}: unknown setting {setting}{suggestion}',
+  },
+  EXTERNAL_TABLE_READ_ONLY: {
+    code: 11104,
+    status: 400,
+    system: 'connector',
+    message:
+      'External table {table} has only read_from and is read-only: INSERT needs a write_to template (CREATE it again with write_to)',
+  },
+  EXTERNAL_TABLE_CREDENTIALS: {
+    code: 11105,
+    status: 400,
+    system: 'connector',
+    message: 'External table {table}: credentials cannot be resolved: {detail}',
+  },
+  FORMAT_SCHEMA_BAD: {
+    code: 11106,
+    status: 400,
+    system: 'timeplusd',
+    message: 'Format schema {name}: {detail}',
+  },
+
   // --- engine and server (109xx) ---
   ENGINE_UNAVAILABLE: {
     code: 10901,

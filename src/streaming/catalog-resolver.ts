@@ -41,12 +41,19 @@ export class CatalogResolver implements TableResolver {
   private readonly parsedViews = new Map<string, { text: string; query: Query }>();
   /** Boundedness of the views met while resolving one name (views nest; cycles read as streaming). */
   private boundedMemo: Map<string, boolean> | undefined;
+  /** Resolvers of other resource kinds (external tables), asked when no stream or view has the name. */
+  private readonly fallbacks: TableResolver[] = [];
 
   constructor(
     private readonly catalog: Catalog,
     private readonly streams: StreamLookup,
     readonly defaultDatabase = 'default',
   ) {}
+
+  /** Ask `resolver` for names that are no stream, view or engine table. */
+  addFallback(resolver: TableResolver): void {
+    this.fallbacks.push(resolver);
+  }
 
   resolve(db: string | undefined, name: string): ResolvedTable | undefined {
     const database = db ?? this.defaultDatabase;
@@ -72,6 +79,10 @@ export class CatalogResolver implements TableResolver {
     }
     if (db !== undefined && ENGINE_DATABASES.has(db)) {
       return { kind: 'engine_table', database: db, name, engineSql: `${quoteIdent(db)}.${quoteIdent(name)}` };
+    }
+    for (const f of this.fallbacks) {
+      const r = f.resolve(database, name);
+      if (r) return r;
     }
     return undefined;
   }
