@@ -8,6 +8,7 @@ import { BODY_LIMIT, PATH_SEGMENT_LIMIT } from './request-limits.ts';
 import { clusterRoutes } from './routes/cluster.ts';
 import { dashboardRoutes } from './routes/dashboards.ts';
 import { execRoutes } from './routes/exec.ts';
+import { externalTableRoutes } from './routes/external-tables.ts';
 import { infoRoutes } from './routes/info.ts';
 import { licenseRoutes } from './routes/licenses.ts';
 import { materializedViewRoutes } from './routes/materialized-views.ts';
@@ -78,6 +79,7 @@ export function buildServer(services: Services): FastifyInstance {
       savedQueryRoutes(api, services);
       pipelineRoutes(api, services);
       sourceRoutes(api, services);
+      externalTableRoutes(api, services);
     },
     { prefix: API_PREFIX },
   );

@@ -9,6 +9,7 @@ import type { InputService } from '../connectors/inputs/input-service.ts';
 import type { SourceService } from '../connectors/sources/source-service.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { ExternalTables } from '../external/external-tables.ts';
+import type { FormatSchemas } from '../external/format-schemas.ts';
 import type { LicenseStore } from '../license/license-store.ts';
 import type { Logger } from '../log/logger.ts';
 import type { QueryPlanner } from '../queries/execution.ts';
@@ -59,6 +60,8 @@ export interface Services {
   randoms?: RandomStreams;
   /** External tables (s3): records, read tables, credentials. */
   externalTables?: ExternalTables;
+  /** Format schemas (CREATE FORMAT SCHEMA): records and their files. */
+  formatSchemas?: FormatSchemas;
   /** When the server started (epoch milliseconds). */
   bootedAt: number;
 }

@@ -4,6 +4,7 @@ import type { InputRecord } from '../connectors/inputs/input-store.ts';
 import type { InputStatus } from '../connectors/inputs/running-inputs.ts';
 import type { TargetStream } from '../connectors/inputs/target-stream.ts';
 import type { SourceTopologyNode } from '../connectors/sources/source-service.ts';
+import type { ExternalTableRecord } from '../external/external-table-definition.ts';
 import { parseQuery } from '../sql/parser/parse.ts';
 import type { StreamDefinition } from '../stream/stream-definition.ts';
 import type { ViewRecord } from '../streaming/catalog-resolver.ts';
@@ -22,7 +23,7 @@ export interface TopologyNode {
   db: string;
   id: string;
   name: string;
-  type: 'stream' | 'random_stream' | 'view' | 'materialized_view' | 'input' | 'source';
+  type: 'stream' | 'random_stream' | 'view' | 'materialized_view' | 'input' | 'source' | 'external_table';
   ownership: Actor;
   properties: Record<string, unknown>;
 }
@@ -49,6 +50,8 @@ export interface TopologyResources {
   /** Catalog kind `view` (materialized ones have `materialized: true`) and `materialized_view`. */
   views: readonly CatalogRecord<Partial<ViewRecord>>[];
   inputs: readonly TopologyInput[];
+  /** External tables (s3): nodes that views can read. */
+  externalTables?: readonly CatalogRecord<ExternalTableRecord>[];
 }
 
 /**
@@ -86,6 +89,21 @@ export function buildTopology(resources: TopologyResources, db?: string): Topolo
       type: random ? 'random_stream' : 'stream',
       ownership: r.audit.created_by,
       properties: { mode: s.mode, storage_type: s.storageType, description: s.description },
+    });
+  }
+
+  for (const r of resources.externalTables ?? []) {
+    const t = r.value;
+    if (!inDb(t.db)) continue;
+    const id = nodeId('external_table', t.db, t.name);
+    tables.set(`${t.db}.${t.name}`, id);
+    nodes.push({
+      db: t.db,
+      id,
+      name: t.name,
+      type: 'external_table',
+      ownership: r.audit.created_by,
+      properties: { external_type: 's3', description: t.comment ?? '' },
     });
   }
 

@@ -12,6 +12,7 @@ import type { Engine } from '../engine/engine.ts';
 import { err } from '../errors/tributary-error.ts';
 import { wireExternalTables } from '../external/external-table-wiring.ts';
 import type { ExternalTables } from '../external/external-tables.ts';
+import type { FormatSchemas } from '../external/format-schemas.ts';
 import type { Logger } from '../log/logger.ts';
 import { SqlQueryPlanner } from '../queries/sql-planner.ts';
 import type { StatementHandler } from '../queries/statement-handler.ts';
@@ -112,6 +113,7 @@ export function buildPlanner(deps: PlannerDeps): {
   sharedReads: SharedStepReads;
   randoms: RandomStreams;
   externalTables: ExternalTables;
+  formatSchemas: FormatSchemas | undefined;
 } {
   const resolver = new CatalogResolver(deps.catalog, deps.streams, DEFAULT_DATABASE);
   const sharedReads = new SharedStepReads();
@@ -270,7 +272,7 @@ export function buildPlanner(deps: PlannerDeps): {
     .wrap('STREAM', (h) => showCreateStreamOrViewHandler(viewDeps, h));
   // External tables (src/external): names resolved after streams and views; INSERT, DROP and
   // SHOW CREATE of their names reach them.
-  const externalTables = wireExternalTables({
+  const { tables: externalTables, schemas: formatSchemas } = wireExternalTables({
     planner,
     dispatch,
     resolver,
@@ -282,5 +284,5 @@ export function buildPlanner(deps: PlannerDeps): {
     ...(deps.dataDir !== undefined ? { dataDir: deps.dataDir } : {}),
     ...(deps.logger ? { logger: deps.logger } : {}),
   });
-  return { planner, dispatch, resolver, views, mvs, sharedReads, randoms, externalTables };
+  return { planner, dispatch, resolver, views, mvs, sharedReads, randoms, externalTables, formatSchemas };
 }

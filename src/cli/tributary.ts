@@ -149,6 +149,7 @@ export class Tributary {
         sharedReads: built.sharedReads,
         randoms: built.randoms,
         externalTables: built.externalTables,
+        ...(built.formatSchemas ? { formatSchemas: built.formatSchemas } : {}),
         sources,
         queries: new QueryRegistry(),
         streams,

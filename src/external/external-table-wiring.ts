@@ -36,7 +36,10 @@ export interface ExternalWiringDeps {
 }
 
 /** Registers the statements of external tables (and format schemas) with the planner. */
-export function wireExternalTables(deps: ExternalWiringDeps): ExternalTables {
+export function wireExternalTables(deps: ExternalWiringDeps): {
+  tables: ExternalTables;
+  schemas: FormatSchemas | undefined;
+} {
   const { planner, dispatch, defaultDatabase } = deps;
   const schemas = deps.dataDir !== undefined ? new FormatSchemas(deps.catalog, deps.dataDir) : undefined;
   const tables = new ExternalTables({
@@ -74,5 +77,5 @@ export function wireExternalTables(deps: ExternalWiringDeps): ExternalTables {
     .wrap('STREAM', (h) => showCreateStreamOrExternalTable(sd, h))
     .wrap('TABLE', (h) => showCreateStreamOrExternalTable(sd, h));
   if (schemas) registerFormatSchemaStatements({ planner, dispatch, schemas });
-  return tables;
+  return { tables, schemas };
 }

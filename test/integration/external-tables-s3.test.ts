@@ -227,6 +227,60 @@ test('user SQL still cannot name the engine tables external tables read through'
   assert.ok(e.status === 404 || e.status === 403, `${e.status} ${e.message}`);
 });
 
+test('REST: list, get (create_query, settings, secret masked), delete; topology node; schemas', async () => {
+  const secret = 'rest-secret-77';
+  await exec(
+    `CREATE EXTERNAL TABLE rest_t (a string) SETTINGS type='s3', endpoint='${s3.endpoint}/${s3.bucket}', access_key_id='${S3_KEY}', secret_access_key='${secret}', write_to='rest/x.csv', data_format='CSV' COMMENT 'for REST'`,
+  );
+  const list = await h.call('GET', '/v1beta2/external_tables');
+  assert.equal(list.statusCode, 200);
+  assert.ok(!list.body.includes(secret));
+  const names = (list.json() as { name: string }[]).map((t) => t.name);
+  assert.ok(names.includes('rest_t'), names.join(','));
+  const one = await h.call('GET', '/v1beta2/external_tables/rest_t');
+  assert.equal(one.statusCode, 200);
+  assert.ok(!one.body.includes(secret));
+  const t = one.json() as {
+    name: string;
+    type: string;
+    description: string;
+    create_query: string;
+    settings: { key: string; value: string }[];
+    created_by: { name: string };
+  };
+  assert.equal(t.type, 's3');
+  assert.equal(t.description, 'for REST');
+  assert.match(
+    t.create_query,
+    /^CREATE EXTERNAL TABLE `default`.`rest_t` \(`a` string\) SETTINGS type = 's3'/,
+  );
+  assert.deepEqual(
+    t.settings.find((x) => x.key === 'secret_access_key'),
+    { key: 'secret_access_key', value: '******' },
+  );
+  assert.deepEqual(
+    t.settings.find((x) => x.key === 'write_to'),
+    { key: 'write_to', value: 'rest/x.csv' },
+  );
+  assert.equal(t.created_by.name, 'admin');
+  const topo = (await h.call('GET', '/v1beta2/topology')).json() as { nodes: { id: string; type: string }[] };
+  assert.ok(topo.nodes.some((n) => n.id === 'external_table:default.rest_t' && n.type === 'external_table'));
+  assert.equal((await h.call('DELETE', '/v1beta2/external_tables/rest_t')).statusCode, 204);
+  assert.equal((await h.call('GET', '/v1beta2/external_tables/rest_t')).statusCode, 404);
+  assert.equal((await h.call('DELETE', '/v1beta2/external_tables/rest_t')).statusCode, 404);
+  // Format schemas (operations 47-48).
+  await exec(`CREATE FORMAT SCHEMA rest_s AS 'syntax = "proto3"; message M { int32 a = 1; }' TYPE Protobuf`);
+  const schemas = (await h.call('GET', '/v1beta2/schemas')).json() as { name: string; type: string }[];
+  assert.deepEqual(
+    schemas.map((x) => [x.name, x.type]),
+    [['rest_s', 'Protobuf']],
+  );
+  const schema = (await h.call('GET', '/v1beta2/schemas/rest_s')).json() as { content: string };
+  assert.match(schema.content, /message M/);
+  assert.equal((await h.call('DELETE', '/v1beta2/schemas/rest_s')).statusCode, 204);
+  assert.equal((await h.call('GET', '/v1beta2/schemas/rest_s')).statusCode, 404);
+});
+
 test('external tables survive a restart', async () => {
   h = await h.restart();
   assert.deepEqual(await rows('SELECT count() FROM logs'), [[5]]);

@@ -40,6 +40,7 @@ export function topologyRoutes(app: FastifyInstance, s: Services): void {
         inputs,
         randomStreams: new Set((s.randoms?.list() ?? []).map((r) => `${r.db}.${r.name}`)),
         sources: s.sources?.topology() ?? [],
+        externalTables: s.externalTables?.list() ?? [],
       },
       db,
     );
