@@ -281,6 +281,7 @@ export function buildPlanner(deps: PlannerDeps): {
     streams: deps.streams,
     defaultDatabase: DEFAULT_DATABASE,
     insert: insertHandler({ ...base, resolver: randomStreamResolver(resolver, randoms) }),
+    mvs,
     ...(deps.dataDir !== undefined ? { dataDir: deps.dataDir } : {}),
     ...(deps.logger ? { logger: deps.logger } : {}),
   });

@@ -24,6 +24,8 @@ export interface ExternalInsertDeps {
   readStreams: <T>(keys: Iterable<string>, work: () => Promise<T>) => Promise<T>;
   /** The time now (tests pin it). */
   clock?: () => Date;
+  /** Timestamp indexes of new objects, shared with the writers of materialized views. */
+  indexes?: ObjectIndexes;
 }
 
 /**
@@ -50,7 +52,7 @@ export function externalInsertHandler(
   deps: ExternalInsertDeps,
   next: StatementHandler<InsertStatement>,
 ): StatementHandler<InsertStatement> {
-  const indexes = new ObjectIndexes();
+  const indexes = deps.indexes ?? new ObjectIndexes();
   const clock = deps.clock ?? (() => new Date());
   return async (s, ctx) => {
     const record = s.target

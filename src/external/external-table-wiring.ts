@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { PlannerDispatch } from '../cli/build-planner.ts';
 import type { Engine } from '../engine/engine.ts';
@@ -7,7 +8,8 @@ import type { StatementHandler } from '../queries/statement-handler.ts';
 import type { InsertStatement } from '../sql/ast/statement.ts';
 import type { StreamStore } from '../stream/stream-store.ts';
 import type { CatalogResolver } from '../streaming/catalog-resolver.ts';
-import { externalInsertHandler } from './external-table-insert.ts';
+import type { MaterializedViews } from '../views/materialized-views.ts';
+import { externalInsertHandler, ObjectIndexes } from './external-table-insert.ts';
 import {
   createExternalTableHandler,
   dropExternalTableHandler,
@@ -19,6 +21,7 @@ import {
 import { ExternalTables } from './external-tables.ts';
 import { registerFormatSchemaStatements } from './format-schema-statements.ts';
 import { FormatSchemas } from './format-schemas.ts';
+import { s3ViewTargets } from './s3-view-writer.ts';
 
 export interface ExternalWiringDeps {
   planner: SqlQueryPlanner;
@@ -30,6 +33,8 @@ export interface ExternalWiringDeps {
   defaultDatabase: string;
   /** The INSERT handler of streams: INSERTs into other targets go there. */
   insert: StatementHandler<InsertStatement>;
+  /** Materialized views: they may write INTO external tables (with a data directory for the spools). */
+  mvs: MaterializedViews;
   /** Format schema files live under `<dataDir>/format_schemas`; without it they are unavailable. */
   dataDir?: string;
   logger?: Logger;
@@ -52,6 +57,19 @@ export function wireExternalTables(deps: ExternalWiringDeps): {
     ...(deps.logger ? { logger: deps.logger } : {}),
   });
   deps.resolver.addFallback(tables.resolver());
+  const indexes = new ObjectIndexes();
+  if (deps.dataDir !== undefined)
+    deps.mvs.useExternalTargets(
+      s3ViewTargets({
+        tables,
+        engine: deps.engine,
+        spoolRoot: join(deps.dataDir, 'external_writes'),
+        indexes,
+        ...(deps.logger ? { logger: deps.logger } : {}),
+      }),
+    );
+  // An external table a materialized view writes into is not dropped under it.
+  tables.guardDrops((db, name) => deps.mvs.writersOfExternal(db, name));
   const sd = { tables, defaultDatabase };
   planner.register('CreateExternalTable', createExternalTableHandler(sd));
   planner.register(
@@ -63,6 +81,7 @@ export function wireExternalTables(deps: ExternalWiringDeps): {
         resolver: deps.resolver,
         defaultDatabase,
         readStreams: (keys, work) => deps.streams.read(keys, work),
+        indexes,
       },
       deps.insert,
     ),

@@ -34,7 +34,15 @@ export interface ExternalTablesDeps {
  * tables open them with the settings the user declared (DESIGN.md §7).
  */
 export class ExternalTables {
+  /** The materialized views writing into a table (a table is not dropped under them). */
+  private writersOf: (db: string, name: string) => string[] = () => [];
+
   constructor(private readonly deps: ExternalTablesDeps) {}
+
+  /** Name the writers of a table (materialized views INTO it); DROP is refused while there are any. */
+  guardDrops(writersOf: (db: string, name: string) => string[]): void {
+    this.writersOf = writersOf;
+  }
 
   get(db: string, name: string): CatalogRecord<ExternalTableRecord> | undefined {
     return this.deps.catalog.get<ExternalTableRecord>(KIND, scopedKey(db, name));
@@ -112,6 +120,9 @@ export class ExternalTables {
       if (options.ifExists) return false;
       throw err('RESOURCE_NOT_FOUND', { kind: 'External table', name: `${db}.${name}` });
     }
+    const writers = this.writersOf(db, name);
+    if (writers.length)
+      throw err('HAVE_DEPENDENT_OBJECTS', { name: `${db}.${name}`, dependents: writers.join(', ') });
     await this.deps.catalog.delete(KIND, scopedKey(db, name));
     await this.deps.engine.query(`DROP TABLE IF EXISTS ${this.engineTable(db, name)}`);
     return true;

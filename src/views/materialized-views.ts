@@ -20,6 +20,7 @@ import type { Durability } from '../streaming/durability.ts';
 import { durabilityRefusal } from '../streaming/durability-refusal.ts';
 import { StreamingExecution } from '../streaming/streaming-execution.ts';
 import { qualifyReferences, tableReferences } from '../streaming/view-references.ts';
+import type { ExternalTargets, ViewWriter } from './external-targets.ts';
 import {
   DEFAULT_RETRY,
   MaterializedViewRunner,
@@ -90,7 +91,7 @@ export interface MaterializedViewState {
 
 interface Running {
   runner: MaterializedViewRunner;
-  writer: TargetWriter;
+  writer: ViewWriter;
   gate: PauseGate;
 }
 
@@ -110,8 +111,22 @@ export class MaterializedViews {
   /** Targets being dropped with their view (the drop guard lets those through). */
   private readonly droppingTargets = new Set<string>();
   private closed = false;
+  /** External tables a view may write INTO (set by their owner once it exists). */
+  private external: ExternalTargets | undefined;
 
   constructor(private readonly deps: MaterializedViewsDeps) {}
+
+  /** Let views write INTO the targets `targets` knows (external tables). */
+  useExternalTargets(targets: ExternalTargets): void {
+    this.external = targets;
+  }
+
+  /** `db.name` of the views writing INTO the external table `db.name`. */
+  writersOfExternal(db: string, name: string): string[] {
+    return this.list(db)
+      .filter((r) => r.value.target_stream === name && !this.deps.streams.get(db, name))
+      .map((r) => r.key);
+  }
 
   get(db: string, name: string): ViewCatalogRecord | undefined {
     const r = this.deps.views.get(db, name);
@@ -173,7 +188,9 @@ export class MaterializedViews {
           });
         target = input.into.name;
         implicit = false;
-        await this.checkInto(db, name, target, query, header);
+        if (!this.deps.streams.get(db, target) && this.external?.has(db, target))
+          this.external.checkInto(db, target, header);
+        else await this.checkInto(db, name, target, query, header);
       }
       if (implicit) await this.createImplicitTarget(db, name, header, actor);
       const value: MaterializedViewRecord = {
@@ -214,9 +231,11 @@ export class MaterializedViews {
       // A view reading the view's name reads its target: refused as for any dependency.
       if (dependents.length)
         throw err('HAVE_DEPENDENT_OBJECTS', { name: `${db}.${name}`, dependents: dependents.join(', ') });
+      const writer = this.running.get(record.key)?.writer;
       await this.stopView(record.key);
       await this.deps.catalog.delete(VIEW_KIND, record.key);
       await this.checkpointStore(v)?.destroy();
+      await writer?.discard?.();
       if (v.implicit_target) await this.dropTarget(db, v.target_stream);
       return true;
     });
@@ -341,13 +360,18 @@ export class MaterializedViews {
     const v = record.value as MaterializedViewRecord;
     const gate = new PauseGate();
     if (v.paused) gate.close();
-    const writer = new TargetWriter({
-      streams: this.deps.streams,
-      db: v.db,
-      target: v.target_stream,
-      producerId: v.id ?? record.key,
-      gate,
-    });
+    const external =
+      !this.deps.streams.get(v.db, v.target_stream) && this.external?.has(v.db, v.target_stream);
+    const writer: ViewWriter =
+      external && this.external
+        ? this.external.writer({ db: v.db, target: v.target_stream, viewId: v.id ?? record.key, gate })
+        : new TargetWriter({
+            streams: this.deps.streams,
+            db: v.db,
+            target: v.target_stream,
+            producerId: v.id ?? record.key,
+            gate,
+          });
     const durability = this.durability(v);
     const runner = new MaterializedViewRunner({
       key: record.key,
@@ -384,6 +408,7 @@ export class MaterializedViews {
     if (!r) return;
     this.running.delete(key);
     await r.runner.stop();
+    await r.writer.close?.();
   }
 
   private async setPaused(record: ViewCatalogRecord, paused: boolean, actor: Actor): Promise<void> {
