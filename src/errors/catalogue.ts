@@ -391,6 +391,30 @@ export const ERRORS = {
   },
 
   // --- external tables and format schemas (111xx) ---
+  FORMAT_SCHEMA_UNKNOWN_TYPE: {
+    code: 73,
+    status: 400,
+    system: 'timeplusd',
+    message: 'Unknown format {type} (a format schema has TYPE Protobuf or Avro)',
+  },
+  FORMAT_SCHEMA_UNSUPPORTED_TYPE: {
+    code: 2613,
+    status: 400,
+    system: 'timeplusd',
+    message: 'Format {type} has no format schemas: TYPE is Protobuf or Avro',
+  },
+  FORMAT_SCHEMA_NOT_FOUND: {
+    code: 2611,
+    status: 404,
+    system: 'timeplusd',
+    message: 'Format schema {name} does not exist',
+  },
+  FORMAT_SCHEMA_INCORRECT_AVRO: {
+    code: 117,
+    status: 400,
+    system: 'timeplusd',
+    message: 'Format schema {name}: the Avro schema is not JSON: {detail}',
+  },
   EXTERNAL_TABLE_MISSING_SETTING: {
     code: 11101,
     status: 400,

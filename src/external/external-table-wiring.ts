@@ -46,7 +46,8 @@ export function wireExternalTables(deps: ExternalWiringDeps): {
   schemas: FormatSchemas | undefined;
 } {
   const { planner, dispatch, defaultDatabase } = deps;
-  const schemas = deps.dataDir !== undefined ? new FormatSchemas(deps.catalog, deps.dataDir) : undefined;
+  const schemas =
+    deps.dataDir !== undefined ? new FormatSchemas(deps.catalog, deps.dataDir, deps.engine) : undefined;
   const tables = new ExternalTables({
     engine: deps.engine,
     catalog: deps.catalog,

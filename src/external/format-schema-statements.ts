@@ -17,7 +17,7 @@ export function registerFormatSchemaStatements(deps: {
 }): void {
   const { schemas } = deps;
   deps.planner.register('CreateFormatSchema', async (s, ctx) => {
-    const record = { name: s.name, type: FormatSchemas.typeOf(s.name, s.schemaType), content: s.body };
+    const record = { name: s.name, type: FormatSchemas.typeOf(s.schemaType), content: s.body };
     return statementPlan(ctx.sql, 'create', async () => {
       await schemas.create(record, actorOf(ctx.options.user.username), {
         orReplace: s.orReplace,
@@ -50,11 +50,12 @@ export function registerFormatSchemaStatements(deps: {
   });
   deps.dispatch.showCreate.register('FORMAT SCHEMA', async (s, ctx) => {
     const r = schemas.get(s.target.name);
-    if (!r) throw err('RESOURCE_NOT_FOUND', { kind: 'Format schema', name: s.target.name });
-    const body = r.value.content.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
+    if (!r) throw err('FORMAT_SCHEMA_NOT_FOUND', { name: s.target.name });
+    // Proton's form: the body between $$ lines, without its first and last line breaks.
+    const body = r.value.content.replace(/^\r?\n/, '').replace(/\r?\n$/, '');
     return new StaticRows(
       [{ name: 'statement', type: 'string' }],
-      [[`CREATE FORMAT SCHEMA ${r.value.name} AS '${body}' TYPE ${r.value.type}`]],
+      [[`CREATE FORMAT SCHEMA ${r.value.name} AS\n$$\n${body}\n$$\nTYPE ${r.value.type}`]],
       ctx.sql,
       'show',
     );

@@ -158,7 +158,23 @@ test('Protobuf through a format schema: CREATE FORMAT SCHEMA, write, read back; 
   const missing = await fails(
     `CREATE EXTERNAL TABLE pb2 (id int64) SETTINGS type='s3', ${keys()}, write_to='pb/x.bin', data_format='Protobuf', format_schema='nope:Event'`,
   );
-  assert.equal(missing.code, 11106);
+  assert.equal(missing.code, 2611);
+  const [[shown]] = (await rows('SHOW CREATE FORMAT SCHEMA ev')) as [[string]];
+  assert.equal(
+    shown,
+    'CREATE FORMAT SCHEMA ev AS\n$$\nsyntax = "proto3"; message Event { int64 id = 1; string name = 2; }\n$$\nTYPE Protobuf',
+  );
+  // Bad schemas get Proton's codes.
+  const codes: [string, number][] = [
+    [`CREATE FORMAT SCHEMA x AS 'a' TYPE BadType`, 73],
+    [`CREATE FORMAT SCHEMA x AS 'a' TYPE JSON`, 2613],
+    [`CREATE FORMAT SCHEMA x AS '' TYPE Protobuf`, 36],
+    [`CREATE FORMAT SCHEMA x AS 'bad' TYPE Protobuf`, 434],
+    [`CREATE FORMAT SCHEMA x AS 'bad' TYPE Avro`, 117],
+    ['SHOW CREATE FORMAT SCHEMA x', 2611],
+    ['DROP FORMAT SCHEMA x', 2611],
+  ];
+  for (const [sql, code] of codes) assert.equal((await fails(sql)).code, code, sql);
   await exec('DROP EXTERNAL TABLE pb');
   await exec('DROP FORMAT SCHEMA ev');
   assert.deepEqual(await rows('SHOW FORMAT SCHEMAS'), []);

@@ -62,7 +62,7 @@ export function externalTableRoutes(app: FastifyInstance, s: Services): void {
   app.get('/v1beta2/schemas/:name', { config: READ }, async (request) => {
     const { name } = request.params as { name: string };
     const r = schemas().get(name);
-    if (!r) throw err('RESOURCE_NOT_FOUND', { kind: 'Format schema', name });
+    if (!r) throw err('FORMAT_SCHEMA_NOT_FOUND', { name });
     return schemaResource(r);
   });
   app.delete('/v1beta2/schemas/:name', { config: ADMIN }, async (request, reply) => {
