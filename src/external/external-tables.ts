@@ -12,7 +12,10 @@ import { resolveS3Credentials, type S3Credentials } from './s3-credentials.ts';
 import { readTableDdl, scrubSecrets } from './s3-engine-sql.ts';
 import { type S3TableConfig, s3TableConfig } from './s3-table-settings.ts';
 
-/** The engine database holding the S3-engine tables that SELECT reads (never resolvable by user SQL). */
+/**
+ * The engine database holding the S3-engine tables that SELECT reads (never resolvable by user
+ * SQL; a Memory database, so nothing of it is on disk).
+ */
 export const EXTERNAL_DB = '_tributary_external';
 
 const KIND = 'external_table';
@@ -181,7 +184,13 @@ export class ExternalTables {
       this.formatSchemaPath(config),
     );
     try {
-      await this.deps.engine.query(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(EXTERNAL_DB)}`);
+      // A Memory database: its tables are made again at every start (refreshAll) and never
+      // attached from disk, where the engine would contact each store with its own retry policy
+      // (minutes per unreachable endpoint) before the server could start.
+      await this.deps.engine.query(
+        `CREATE DATABASE IF NOT EXISTS ${quoteIdent(EXTERNAL_DB)} ENGINE = Memory`,
+      );
+      await this.deps.engine.query(`DROP TABLE IF EXISTS ${this.engineTable(record.db, record.name)}`);
       await this.deps.engine.query(ddl);
     } catch (e) {
       throw scrubbed(e, creds);

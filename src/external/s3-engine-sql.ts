@@ -26,13 +26,18 @@ function addressAndKeys(url: string, creds: S3Credentials | undefined): string[]
   ];
 }
 
+/** Attempts of one S3 request before the statement fails (the engine's s3_retry_attempts). */
+export const S3_RETRY_ATTEMPTS = 3;
+
 /** Engine settings of an s3 table: format options and the engine's s3_* limits. */
 export function engineSettings(
   config: S3TableConfig,
   limits: Readonly<Record<string, number | boolean>>,
   formatSchemaPath: string | undefined,
 ): Record<string, string | number | boolean> {
-  const out: Record<string, string | number | boolean> = {};
+  // The engine's own default (100 attempts with backoff) keeps a statement against an unreachable
+  // endpoint busy for minutes, CREATE included; a few attempts fail it in well under a second.
+  const out: Record<string, string | number | boolean> = { s3_retry_attempts: S3_RETRY_ATTEMPTS };
   for (const [k, v] of Object.entries(limits)) if (!TRIBUTARY_LIMITS.has(k)) out[k] = v;
   if (config.tsvSkipFirstLines !== undefined)
     out.input_format_tsv_skip_first_lines = config.tsvSkipFirstLines;
@@ -64,7 +69,7 @@ export function readTableDdl(
     quoteString(config.compression),
   ];
   return (
-    `CREATE OR REPLACE TABLE ${table} (${structure}) ENGINE = S3(${args.join(', ')})` +
+    `CREATE TABLE ${table} (${structure}) ENGINE = S3(${args.join(', ')})` +
     settingsText(engineSettings(config, config.limits, formatSchemaPath))
   );
 }

@@ -222,6 +222,18 @@ test('SHOW CREATE masks the secret; SHOW EXTERNAL TABLES lists; DROP removes the
   assert.deepEqual(await rows("SHOW EXTERNAL TABLES LIKE 'dropme'"), []);
 });
 
+test('an unreachable endpoint fails INSERT and SELECT promptly with the engine code, never hangs', async () => {
+  await exec(
+    `CREATE EXTERNAL TABLE down (a string) SETTINGS type='s3', endpoint='http://127.0.0.1:1/bkt', access_key_id='k', secret_access_key='down-secret', write_to='x/d.csv', data_format='CSV'`,
+  );
+  const insert = await fails(`INSERT INTO down VALUES ('a')`);
+  assert.equal(insert.code, 499);
+  assert.match(insert.message, /Connection refused/);
+  const select = await h.call('POST', '/v1beta2/queries', { body: { sql: 'SELECT count() FROM down' } });
+  assert.match(select.body, /"status":"failed".*Connection refused/);
+  assert.ok(!select.body.includes('down-secret') && !insert.message.includes('down-secret'));
+});
+
 test('user SQL still cannot name the engine tables external tables read through', async () => {
   const e = await fails('SELECT * FROM `_tributary_external`.`default.logs`');
   assert.ok(e.status === 404 || e.status === 403, `${e.status} ${e.message}`);
