@@ -10,6 +10,7 @@ import { dashboardRoutes } from './routes/dashboards.ts';
 import { dictionaryRoutes } from './routes/dictionaries.ts';
 import { execRoutes } from './routes/exec.ts';
 import { externalStreamRoutes } from './routes/external-streams.ts';
+import { externalTableRoutes } from './routes/external-tables.ts';
 import { infoRoutes } from './routes/info.ts';
 import { licenseRoutes } from './routes/licenses.ts';
 import { materializedViewRoutes } from './routes/materialized-views.ts';
@@ -86,6 +87,7 @@ export function buildServer(services: Services): FastifyInstance {
       externalStreamRoutes(api, services);
       dictionaryRoutes(api, services);
       udfRoutes(api, services);
+      externalTableRoutes(api, services);
     },
     { prefix: API_PREFIX },
   );

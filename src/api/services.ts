@@ -10,6 +10,8 @@ import type { SinkService } from '../connectors/sinks/sink-service.ts';
 import type { SourceService } from '../connectors/sources/source-service.ts';
 import type { DictionaryStore } from '../dictionaries/dictionary-store.ts';
 import type { Engine } from '../engine/engine.ts';
+import type { ExternalTables } from '../external/external-tables.ts';
+import type { FormatSchemas } from '../external/format-schemas.ts';
 import type { ExternalStreams } from '../external/streams/external-streams.ts';
 import type { LicenseStore } from '../license/license-store.ts';
 import type { Logger } from '../log/logger.ts';
@@ -68,6 +70,10 @@ export interface Services {
   dictionaries?: DictionaryStore;
   /** User-defined functions (JavaScript and remote): catalog records and engine files. */
   udfs?: UdfService;
+  /** External tables (s3): records, read tables, credentials. */
+  externalTables?: ExternalTables;
+  /** Format schemas (CREATE FORMAT SCHEMA): records and their files. */
+  formatSchemas?: FormatSchemas;
   /** When the server started (epoch milliseconds). */
   bootedAt: number;
 }

@@ -5,6 +5,7 @@ import type { InputStatus } from '../connectors/inputs/running-inputs.ts';
 import type { TargetStream } from '../connectors/inputs/target-stream.ts';
 import type { SinkTopologyNode } from '../connectors/sinks/sink-service.ts';
 import type { SourceTopologyNode } from '../connectors/sources/source-service.ts';
+import type { ExternalTableRecord } from '../external/external-table-definition.ts';
 import { parseQuery } from '../sql/parser/parse.ts';
 import type { StreamDefinition } from '../stream/stream-definition.ts';
 import type { ViewRecord } from '../streaming/catalog-resolver.ts';
@@ -32,6 +33,7 @@ export interface TopologyNode {
     | 'source'
     | 'sink'
     | 'external_stream'
+    | 'external_table'
     | 'dictionary';
   ownership: Actor;
   properties: Record<string, unknown>;
@@ -77,6 +79,8 @@ export interface TopologyResources {
   /** External streams (from ExternalStreams): written by materialized views INTO them. */
   externalStreams?: readonly { db: string; name: string; type: string; ownership: Actor }[];
   dictionaries?: readonly TopologyDictionary[];
+  /** External tables (s3): nodes that views can read. */
+  externalTables?: readonly CatalogRecord<ExternalTableRecord>[];
 }
 
 /**
@@ -128,6 +132,20 @@ export function buildTopology(resources: TopologyResources, db?: string): Topolo
       type: 'external_stream',
       ownership: x.ownership,
       properties: { type: x.type },
+    });
+  }
+  for (const r of resources.externalTables ?? []) {
+    const t = r.value;
+    if (!inDb(t.db)) continue;
+    const id = nodeId('external_table', t.db, t.name);
+    tables.set(`${t.db}.${t.name}`, id);
+    nodes.push({
+      db: t.db,
+      id,
+      name: t.name,
+      type: 'external_table',
+      ownership: r.audit.created_by,
+      properties: { external_type: 's3', description: t.comment ?? '' },
     });
   }
 

@@ -19,6 +19,9 @@ import {
 import { DictionaryStore } from '../dictionaries/dictionary-store.ts';
 import type { Engine } from '../engine/engine.ts';
 import { err } from '../errors/tributary-error.ts';
+import { wireExternalTables } from '../external/external-table-wiring.ts';
+import type { ExternalTables } from '../external/external-tables.ts';
+import type { FormatSchemas } from '../external/format-schemas.ts';
 import {
   createExternalStreamHandler,
   dropDatabaseDropsExternalStreams,
@@ -137,6 +140,8 @@ export function buildPlanner(deps: PlannerDeps): {
   randoms: RandomStreams;
   externals: ExternalStreams;
   dictionaries: DictionaryStore;
+  externalTables: ExternalTables;
+  formatSchemas: FormatSchemas | undefined;
 } {
   const udfs = deps.udfs;
   const resolver = new CatalogResolver(
@@ -377,5 +382,32 @@ export function buildPlanner(deps: PlannerDeps): {
     dispatch.drop.register('FUNCTION', dropFunctionHandler(udfs));
     dispatch.show.register('FUNCTIONS', showFunctionsHandler(udfs));
   }
-  return { planner, dispatch, resolver, views, mvs, sharedReads, randoms, externals, dictionaries };
+  // External tables (src/external): names resolved after streams and views; INSERT, DROP and
+  // SHOW CREATE of their names reach them.
+  const { tables: externalTables, schemas: formatSchemas } = wireExternalTables({
+    planner,
+    dispatch,
+    resolver,
+    engine: deps.engine,
+    catalog: deps.catalog,
+    streams: deps.streams,
+    defaultDatabase: DEFAULT_DATABASE,
+    insert: insertHandler({ ...base, resolver: randomStreamResolver(resolver, randoms) }),
+    mvs,
+    ...(deps.dataDir !== undefined ? { dataDir: deps.dataDir } : {}),
+    ...(deps.logger ? { logger: deps.logger } : {}),
+  });
+  return {
+    planner,
+    dispatch,
+    resolver,
+    views,
+    mvs,
+    sharedReads,
+    randoms,
+    externals,
+    dictionaries,
+    externalTables,
+    formatSchemas,
+  };
 }

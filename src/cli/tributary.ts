@@ -177,6 +177,8 @@ export class Tributary {
         sharedReads: built.sharedReads,
         randoms: built.randoms,
         dictionaries: built.dictionaries,
+        externalTables: built.externalTables,
+        ...(built.formatSchemas ? { formatSchemas: built.formatSchemas } : {}),
         sources,
         sinks,
         externals: built.externals,
@@ -194,6 +196,8 @@ export class Tributary {
       built.mvs.startAll();
       sources.restore();
       sinks.restore();
+      // External tables read through engine tables made with credentials resolved now.
+      await built.externalTables.refreshAll();
       return new Tributary(services, api, initialAdmin, unlock);
     } catch (e) {
       await sinks?.close();

@@ -533,6 +533,68 @@ export const ERRORS = {
     system: 'timeplusd',
     message: 'User-defined function {name} failed: {detail}',
   },
+  // --- external tables and format schemas (111xx) ---
+  FORMAT_SCHEMA_UNKNOWN_TYPE: {
+    code: 73,
+    status: 400,
+    system: 'timeplusd',
+    message: 'Unknown format {type} (a format schema has TYPE Protobuf or Avro)',
+  },
+  FORMAT_SCHEMA_UNSUPPORTED_TYPE: {
+    code: 2613,
+    status: 400,
+    system: 'timeplusd',
+    message: 'Format {type} has no format schemas: TYPE is Protobuf or Avro',
+  },
+  FORMAT_SCHEMA_NOT_FOUND: {
+    code: 2611,
+    status: 404,
+    system: 'timeplusd',
+    message: 'Format schema {name} does not exist',
+  },
+  FORMAT_SCHEMA_INCORRECT_AVRO: {
+    code: 117,
+    status: 400,
+    system: 'timeplusd',
+    message: 'Format schema {name}: the Avro schema is not JSON: {detail}',
+  },
+  EXTERNAL_TABLE_MISSING_SETTING: {
+    code: 11201,
+    status: 400,
+    system: 'connector',
+    message: 'External table {table}: setting {setting} is required {detail}',
+  },
+  EXTERNAL_TABLE_BAD_SETTING: {
+    code: 11202,
+    status: 400,
+    system: 'connector',
+    message: 'External table {table}: setting {setting} {detail}',
+  },
+  EXTERNAL_TABLE_UNKNOWN_SETTING: {
+    code: 11203,
+    status: 400,
+    system: 'connector',
+    message: 'External table {table}: unknown setting {setting}{suggestion}',
+  },
+  EXTERNAL_TABLE_READ_ONLY: {
+    code: 11204,
+    status: 400,
+    system: 'connector',
+    message:
+      'External table {table} has only read_from and is read-only: INSERT needs a write_to template (CREATE it again with write_to)',
+  },
+  EXTERNAL_TABLE_CREDENTIALS: {
+    code: 11205,
+    status: 400,
+    system: 'connector',
+    message: 'External table {table}: credentials cannot be resolved: {detail}',
+  },
+  FORMAT_SCHEMA_BAD: {
+    code: 11206,
+    status: 400,
+    system: 'timeplusd',
+    message: 'Format schema {name}: {detail}',
+  },
 
   // --- engine and server (109xx) ---
   ENGINE_UNAVAILABLE: {

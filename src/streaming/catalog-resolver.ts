@@ -41,6 +41,8 @@ export class CatalogResolver implements TableResolver {
   private readonly parsedViews = new Map<string, { text: string; query: Query }>();
   /** Boundedness of the views met while resolving one name (views nest; cycles read as streaming). */
   private boundedMemo: Map<string, boolean> | undefined;
+  /** Resolvers of other resource kinds (external tables), asked when no stream or view has the name. */
+  private readonly fallbacks: TableResolver[] = [];
 
   constructor(
     private readonly catalog: Catalog,
@@ -61,6 +63,11 @@ export class CatalogResolver implements TableResolver {
   };
   resolveFunction(name: string): { clickhouse: string; aggregate?: boolean } | undefined {
     return this.functions?.(name);
+  }
+
+  /** Ask `resolver` for names that are no stream, view or engine table. */
+  addFallback(resolver: TableResolver): void {
+    this.fallbacks.push(resolver);
   }
 
   resolve(db: string | undefined, name: string): ResolvedTable | undefined {
@@ -98,6 +105,10 @@ export class CatalogResolver implements TableResolver {
     }
     if (db !== undefined && ENGINE_DATABASES.has(db)) {
       return { kind: 'engine_table', database: db, name, engineSql: `${quoteIdent(db)}.${quoteIdent(name)}` };
+    }
+    for (const f of this.fallbacks) {
+      const r = f.resolve(database, name);
+      if (r) return r;
     }
     return undefined;
   }

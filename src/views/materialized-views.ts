@@ -20,7 +20,7 @@ import type { Durability } from '../streaming/durability.ts';
 import { durabilityRefusal } from '../streaming/durability-refusal.ts';
 import { StreamingExecution } from '../streaming/streaming-execution.ts';
 import { qualifyReferences, tableReferences } from '../streaming/view-references.ts';
-import type { ExternalTargets, ViewWriter } from './external-target.ts';
+import type { ExternalTarget, ExternalTargets, ViewWriter } from './external-target.ts';
 import {
   DEFAULT_RETRY,
   MaterializedViewRunner,
@@ -113,8 +113,36 @@ export class MaterializedViews {
   /** Targets being dropped with their view (the drop guard lets those through). */
   private readonly droppingTargets = new Set<string>();
   private closed = false;
+  /** More targets a view may write INTO (external tables, added by their owner once it exists). */
+  private readonly externals: ExternalTargets[] = [];
 
   constructor(private readonly deps: MaterializedViewsDeps) {}
+
+  /** Let views write INTO the targets `targets` knows (external tables). */
+  useExternalTargets(targets: ExternalTargets): void {
+    this.externals.push(targets);
+  }
+
+  /** The INTO target `db.name` when it is not a stream (an external stream or table). */
+  private externalTarget(db: string, name: string): ExternalTarget | undefined {
+    if (this.deps.streams.get(db, name)) return undefined;
+    for (const t of [this.deps.externalTargets, ...this.externals]) {
+      const target = t?.target(db, name);
+      if (target) return target;
+    }
+    return undefined;
+  }
+
+  private async forgetExternal(producerId: string): Promise<void> {
+    for (const t of [this.deps.externalTargets, ...this.externals]) await t?.forget?.(producerId);
+  }
+
+  /** `db.name` of the views writing INTO the external table `db.name`. */
+  writersOfExternal(db: string, name: string): string[] {
+    return this.list(db)
+      .filter((r) => r.value.target_stream === name && !this.deps.streams.get(db, name))
+      .map((r) => r.key);
+  }
 
   get(db: string, name: string): ViewCatalogRecord | undefined {
     const r = this.deps.views.get(db, name);
@@ -176,8 +204,9 @@ export class MaterializedViews {
           });
         target = input.into.name;
         implicit = false;
-        const external = this.deps.externalTargets?.target(db, target);
-        if (external) this.checkExternalInto(db, target, external.columns, header);
+        const external = this.externalTarget(db, target);
+        if (external?.checkInto) external.checkInto(header);
+        else if (external) this.checkExternalInto(db, target, external.columns, header);
         else await this.checkInto(db, name, target, query, header);
       }
       if (implicit) await this.createImplicitTarget(db, name, header, actor);
@@ -219,10 +248,12 @@ export class MaterializedViews {
       // A view reading the view's name reads its target: refused as for any dependency.
       if (dependents.length)
         throw err('HAVE_DEPENDENT_OBJECTS', { name: `${db}.${name}`, dependents: dependents.join(', ') });
+      const writer = this.running.get(record.key)?.writer;
       await this.stopView(record.key);
       await this.deps.catalog.delete(VIEW_KIND, record.key);
       await this.checkpointStore(v)?.destroy();
-      await this.deps.externalTargets?.forget?.(v.id ?? record.key);
+      await this.forgetExternal(v.id ?? record.key);
+      await writer?.discard?.();
       if (v.implicit_target) await this.dropTarget(db, v.target_stream);
       return true;
     });
@@ -347,7 +378,7 @@ export class MaterializedViews {
     const v = record.value as MaterializedViewRecord;
     const gate = new PauseGate();
     if (v.paused) gate.close();
-    const external = this.deps.externalTargets?.target(v.db, v.target_stream);
+    const external = this.externalTarget(v.db, v.target_stream);
     const writer: ViewWriter = external
       ? external.writer({ producerId: v.id ?? record.key, gate })
       : new TargetWriter({
@@ -392,8 +423,10 @@ export class MaterializedViews {
     const r = this.running.get(key);
     if (!r) return;
     this.running.delete(key);
-    r.writer.close?.();
+    // Close first so a writer waiting on a retry backoff lets the runner stop; await it after.
+    const closing = r.writer.close?.();
     await r.runner.stop();
+    await closing;
   }
 
   private async setPaused(record: ViewCatalogRecord, paused: boolean, actor: Actor): Promise<void> {

@@ -59,6 +59,7 @@ export function topologyRoutes(app: FastifyInstance, s: Services): void {
             ? { stream: { db: r.value.source.db, name: r.value.source.name } }
             : {}),
         })),
+        externalTables: s.externalTables?.list() ?? [],
       },
       db,
     );

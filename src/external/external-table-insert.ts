@@ -1,0 +1,125 @@
+import type { Engine } from '../engine/engine.ts';
+import { guardedEngine } from '../engine/guarded-engine.ts';
+import { quoteIdent } from '../engine/settings-clause.ts';
+import { err } from '../errors/tributary-error.ts';
+import type { StatementHandler } from '../queries/statement-handler.ts';
+import { settingsRecord } from '../queries/statements/stream-spec-from-ast.ts';
+import { statementPlan } from '../queries/static-rows.ts';
+import { isStreamingQuery } from '../sql/analyzer/streaming.ts';
+import type { InsertStatement } from '../sql/ast/statement.ts';
+import { recordingResolver, type TableResolver } from '../sql/translator/resolver.ts';
+import { translateExpression, translateQuery } from '../sql/translator/translate.ts';
+import type { ExternalTableRecord } from './external-table-definition.ts';
+import { type ExternalTables, scrubbed } from './external-tables.ts';
+import { engineSettings, insertHead } from './s3-engine-sql.ts';
+import { newObjectKey, timestampIndex } from './s3-object-keys.ts';
+import { s3Limits } from './s3-table-settings.ts';
+
+export interface ExternalInsertDeps {
+  engine: Engine;
+  tables: ExternalTables;
+  resolver: TableResolver;
+  defaultDatabase: string;
+  /** Read locks of the streams an INSERT ... SELECT reads. */
+  readStreams: <T>(keys: Iterable<string>, work: () => Promise<T>) => Promise<T>;
+  /** The time now (tests pin it). */
+  clock?: () => Date;
+  /** Timestamp indexes of new objects, shared with the writers of materialized views. */
+  indexes?: ObjectIndexes;
+}
+
+/**
+ * Gives each new object of a table a distinct timestamp index: two writes in the same millisecond
+ * take the next millisecond's index (an object is never overwritten).
+ */
+export class ObjectIndexes {
+  private readonly last = new Map<string, number>();
+
+  next(table: string, now: Date): string {
+    const prev = this.last.get(table) ?? 0;
+    const ms = Math.max(now.getTime(), prev + 1);
+    this.last.set(table, ms);
+    return timestampIndex(new Date(ms));
+  }
+}
+
+/**
+ * INSERT INTO <s3 table> [(cols)] VALUES ... | SELECT ... [SETTINGS s3_*=...]: the rows go to a
+ * new object named by the write_to template with a timestamp index before the extension, one per
+ * partition with PARTITION BY. Other targets go to `next`.
+ */
+export function externalInsertHandler(
+  deps: ExternalInsertDeps,
+  next: StatementHandler<InsertStatement>,
+): StatementHandler<InsertStatement> {
+  const indexes = deps.indexes ?? new ObjectIndexes();
+  const clock = deps.clock ?? (() => new Date());
+  return async (s, ctx) => {
+    const record = s.target
+      ? deps.tables.get(s.target.database ?? deps.defaultDatabase, s.target.name)?.value
+      : undefined;
+    if (!record) return next(s, ctx);
+    const config = deps.tables.config(record);
+    if (config.writeTo === undefined) throw err('EXTERNAL_TABLE_READ_ONLY', { table: record.name });
+    const limits = { ...config.limits, ...s3Limits(record.name, settingsRecord(s.settings), true) };
+    const columns = insertColumns(s, record);
+    let source: string;
+    const reads = new Set<string>();
+    if (s.values) {
+      for (const row of s.values)
+        if (row.length !== columns.length)
+          throw err('BAD_ARGUMENTS', {
+            detail: `INSERT has ${columns.length} columns but a VALUES row has ${row.length} values`,
+          });
+      source = `VALUES ${s.values.map((row) => `(${row.map((e) => translateExpression(e)).join(', ')})`).join(', ')}`;
+    } else if (s.query) {
+      if (isStreamingQuery(s.query, deps.resolver))
+        throw err('NOT_IMPLEMENTED', {
+          detail:
+            'INSERT into an s3 table from a stream runs forever and is not supported yet; read table(<stream>) to write what the stream holds now',
+        });
+      source = translateQuery(s.query, {
+        resolver: recordingResolver(deps.resolver, reads),
+        protonColumnNames: false,
+      });
+    } else throw err('BAD_ARGUMENTS', { detail: 'INSERT into an external table needs VALUES or a SELECT' });
+    const structure = deps.tables.structure(record);
+    const partitionBy =
+      record.partition_by !== undefined ? translateExpression(record.partition_by) : undefined;
+    const formatSchemaPath = deps.tables.formatSchemaPath(config);
+    return statementPlan(ctx.sql, 'insert', async (signal) => {
+      const creds = await deps.tables.credentials(record);
+      const key = newObjectKey(
+        config.writeTo as string,
+        indexes.next(`${record.db}.${record.name}`, clock()),
+      );
+      const sql = `${insertHead({
+        key,
+        structure,
+        config,
+        creds,
+        ...(partitionBy !== undefined ? { partitionBy } : {}),
+        columns: columns.map(quoteIdent),
+        settings: engineSettings(config, limits, formatSchemaPath),
+      })} ${source}`;
+      const engine = guardedEngine(deps.engine, (work) => deps.readStreams(reads, work));
+      try {
+        await engine.query(sql, { lane: 'user', signal });
+      } catch (e) {
+        throw scrubbed(e, creds);
+      }
+    });
+  };
+}
+
+function insertColumns(s: InsertStatement, record: ExternalTableRecord): string[] {
+  const all = record.columns.map((c) => c.name);
+  if (!s.columns) return all;
+  return s.columns.map((c) => {
+    if (c.kind !== 'Identifier')
+      throw err('BAD_ARGUMENTS', { detail: 'INSERT into an external table names its columns (no * EXCEPT)' });
+    const name = c.parts[c.parts.length - 1] as string;
+    if (!all.includes(name)) throw err('INGEST_UNKNOWN_COLUMN', { column: name, stream: record.name });
+    return name;
+  });
+}

@@ -1,0 +1,101 @@
+import { join } from 'node:path';
+import type { Catalog } from '../catalog/catalog.ts';
+import type { PlannerDispatch } from '../cli/build-planner.ts';
+import type { Engine } from '../engine/engine.ts';
+import type { Logger } from '../log/logger.ts';
+import type { SqlQueryPlanner } from '../queries/sql-planner.ts';
+import type { StatementHandler } from '../queries/statement-handler.ts';
+import type { InsertStatement } from '../sql/ast/statement.ts';
+import type { StreamStore } from '../stream/stream-store.ts';
+import type { CatalogResolver } from '../streaming/catalog-resolver.ts';
+import type { MaterializedViews } from '../views/materialized-views.ts';
+import { externalInsertHandler, ObjectIndexes } from './external-table-insert.ts';
+import {
+  createExternalTableHandler,
+  dropExternalTableHandler,
+  dropStreamOrExternalTable,
+  showCreateExternalTableHandler,
+  showCreateStreamOrExternalTable,
+  showExternalTablesHandler,
+} from './external-table-statements.ts';
+import { ExternalTables } from './external-tables.ts';
+import { registerFormatSchemaStatements } from './format-schema-statements.ts';
+import { FormatSchemas } from './format-schemas.ts';
+import { s3ViewTargets } from './s3-view-writer.ts';
+
+export interface ExternalWiringDeps {
+  planner: SqlQueryPlanner;
+  dispatch: PlannerDispatch;
+  resolver: CatalogResolver;
+  engine: Engine;
+  catalog: Catalog;
+  streams: StreamStore;
+  defaultDatabase: string;
+  /** The INSERT handler of streams: INSERTs into other targets go there. */
+  insert: StatementHandler<InsertStatement>;
+  /** Materialized views: they may write INTO external tables (with a data directory for the spools). */
+  mvs: MaterializedViews;
+  /** Format schema files live under `<dataDir>/format_schemas`; without it they are unavailable. */
+  dataDir?: string;
+  logger?: Logger;
+}
+
+/** Registers the statements of external tables (and format schemas) with the planner. */
+export function wireExternalTables(deps: ExternalWiringDeps): {
+  tables: ExternalTables;
+  schemas: FormatSchemas | undefined;
+} {
+  const { planner, dispatch, defaultDatabase } = deps;
+  const schemas =
+    deps.dataDir !== undefined ? new FormatSchemas(deps.catalog, deps.dataDir, deps.engine) : undefined;
+  const tables = new ExternalTables({
+    engine: deps.engine,
+    catalog: deps.catalog,
+    defaultDatabase,
+    nameTaken: (db, name) =>
+      deps.streams.get(db, name) !== undefined || deps.catalog.get('view', `${db}.${name}`) !== undefined,
+    ...(schemas ? { formatSchemaPath: (ref: string) => schemas.enginePath(ref) } : {}),
+    ...(deps.logger ? { logger: deps.logger } : {}),
+  });
+  deps.resolver.addFallback(tables.resolver());
+  const indexes = new ObjectIndexes();
+  if (deps.dataDir !== undefined)
+    deps.mvs.useExternalTargets(
+      s3ViewTargets({
+        tables,
+        engine: deps.engine,
+        spoolRoot: join(deps.dataDir, 'external_writes'),
+        indexes,
+        ...(deps.logger ? { logger: deps.logger } : {}),
+      }),
+    );
+  // An external table a materialized view writes into is not dropped under it.
+  tables.guardDrops((db, name) => deps.mvs.writersOfExternal(db, name));
+  const sd = { tables, defaultDatabase };
+  planner.register('CreateExternalTable', createExternalTableHandler(sd));
+  planner.register(
+    'Insert',
+    externalInsertHandler(
+      {
+        engine: deps.engine,
+        tables,
+        resolver: deps.resolver,
+        defaultDatabase,
+        readStreams: (keys, work) => deps.streams.read(keys, work),
+        indexes,
+      },
+      deps.insert,
+    ),
+  );
+  dispatch.drop
+    .register('EXTERNAL TABLE', dropExternalTableHandler(sd))
+    .wrap('STREAM', (h) => dropStreamOrExternalTable(sd, h))
+    .wrap('TABLE', (h) => dropStreamOrExternalTable(sd, h));
+  dispatch.show.register('EXTERNAL TABLES', showExternalTablesHandler(sd));
+  dispatch.showCreate
+    .register('EXTERNAL TABLE', showCreateExternalTableHandler(sd))
+    .wrap('STREAM', (h) => showCreateStreamOrExternalTable(sd, h))
+    .wrap('TABLE', (h) => showCreateStreamOrExternalTable(sd, h));
+  if (schemas) registerFormatSchemaStatements({ planner, dispatch, schemas });
+  return { tables, schemas };
+}
