@@ -187,6 +187,10 @@ export function buildPlanner(deps: PlannerDeps): {
     ...(deps.logger ? { logger: deps.logger } : {}),
   });
   const externalDeps = { externals, defaultDatabase: DEFAULT_DATABASE };
+  const insertIntoStreams = insertIntoExternalHandler(
+    { ...externalDeps, engine: deps.engine, streams: deps.streams, resolver },
+    insertHandler({ ...base, resolver: randomStreamResolver(resolver, randoms) }),
+  );
   const select = (query: Query, ctx: Parameters<ReturnType<typeof selectHandler>>[1]) => {
     refuseWriteOnlyReads(externalDeps, query);
     return selectWith(query.kind === 'Select' ? maxEventsOf(query.settings) : undefined)(query, ctx);
@@ -253,13 +257,7 @@ export function buildPlanner(deps: PlannerDeps): {
     )
     .register('CreateDatabase', createDatabaseHandler(base))
     .register('Alter', alterStreamHandler(base))
-    .register(
-      'Insert',
-      insertIntoExternalHandler(
-        { ...externalDeps, engine: deps.engine, streams: deps.streams, resolver },
-        insertHandler({ ...base, resolver: randomStreamResolver(resolver, randoms) }),
-      ),
-    )
+    .register('Insert', insertIntoStreams)
     .register('Describe', describeHandler({ ...base, resolver }))
     .register('Drop', dispatch.drop.handler())
     .register('Rename', dispatch.rename.handler())
@@ -392,7 +390,8 @@ export function buildPlanner(deps: PlannerDeps): {
     catalog: deps.catalog,
     streams: deps.streams,
     defaultDatabase: DEFAULT_DATABASE,
-    insert: insertHandler({ ...base, resolver: randomStreamResolver(resolver, randoms) }),
+    // INSERT into an external table, else into an http external stream, else into a stream.
+    insert: insertIntoStreams,
     mvs,
     ...(deps.dataDir !== undefined ? { dataDir: deps.dataDir } : {}),
     ...(deps.logger ? { logger: deps.logger } : {}),
