@@ -9,6 +9,7 @@ import { type AnyNode, replace, walk } from '../sql/ast/walk.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT, type JoinProgram } from './join-program.ts';
 import { extractRange, isDateDiff, type JoinSide, type RangeCondition } from './join-range.ts';
+import type { JoinSideKind } from './join-side-read.ts';
 import { P, SqlTemplate } from './sql-template.ts';
 import type { BoundSource } from './stream-bindings.ts';
 
@@ -33,8 +34,13 @@ export interface JoinPlan {
    * how many versions are kept: 1 for INNER/LEFT (the latest row), `keep_versions` for ASOF.
    */
   readonly latestSources: ReadonlyMap<number, number>;
-  /** Sources of a join of kv streams, read as of a sequence number (join-program.ts ChangelogJoin). */
-  readonly changelogSources?: ReadonlySet<number>;
+  /**
+   * Sources read as changelog sides (join-side-read.ts): the sides of a join of changelog inputs,
+   * and the sides after the first of a many-sided enrichment.
+   */
+  readonly sideReads?: ReadonlyMap<number, JoinSideKind>;
+  /** An aggregation over a join of changelog inputs: the side aliases whose `_tp_delta` multiply. */
+  readonly deltaOf?: readonly string[];
   /** How to fill the step's SQL per part; undefined when the query reads one stream. */
   readonly program?: JoinProgram;
   /** `table(s)` joined with a stream: read once into an engine table when the query starts. */
@@ -224,54 +230,9 @@ async function planStreamJoins(
   const top = select.from;
   const topJoin = top?.kind === 'Join' && streamJoins.includes(top) ? top : undefined;
 
-  // Append stream JOIN versioned_kv stream: dynamic enrichment.
-  const kvRight = topJoin && streamJoins.length === 1 ? kvSide(topJoin.right, sources, ctes) : undefined;
-  const kvLeft = topJoin && streamJoins.length === 1 ? kvSide(topJoin.left, sources, ctes) : undefined;
-  if (topJoin && kvLeft !== undefined && kvRight !== undefined) {
-    // versioned_kv JOIN versioned_kv: a changelog of the join of both sides' latest rows.
-    if (topJoin.joinKind !== 'INNER' || streamSources.length !== 2 || hasRangeCondition(topJoin.on))
-      throw notImplemented(
-        `${joinName(topJoin)} of two versioned_kv streams is not supported yet; INNER JOIN ... ON <keys> is`,
-      );
-    if (shape !== 'tail')
-      throw notImplemented(
-        'Aggregations over a join of two versioned_kv streams (retractions) are not supported yet',
-      );
-    return {
-      select: withDelta(select),
-      latestSources: new Map(),
-      changelogSources: new Set([kvLeft, kvRight]),
-      program: { kind: 'changelog', left: kvLeft, right: kvRight },
-    };
-  }
-  if (topJoin && kvRight !== undefined) {
-    const left = [...sourcesIn(topJoin.left, ctes)];
-    const leftSource = sources[left[0] as number];
-    if (leftSource?.kind === 'stream' && leftSource.definition.mode !== 'append')
-      throw notImplemented(
-        `Joins of a ${leftSource.definition.mode} stream with a versioned_kv stream (retractions) are not supported yet; the left side of a versioned_kv enrichment must be an append stream`,
-      );
-    if (left.length !== 1 || streamSources.length !== 2)
-      throw notImplemented('A versioned_kv stream can enrich one append stream per query for now');
-    if (hasRangeCondition(topJoin.on))
-      throw notImplemented('A join with a versioned_kv stream takes no time range (date_diff_within)');
-    if (topJoin.strictness === 'LATEST')
-      throw notImplemented(
-        `${joinName(topJoin)} with a versioned_kv stream is not supported yet; use INNER JOIN or LEFT JOIN (the latest row per key) or ASOF JOIN`,
-      );
-    // ASOF: the closest of the last keep_versions rows of each key (Proton's default 3).
-    const versions = topJoin.strictness === 'ASOF' ? ctx.keepVersions : 1;
-    return {
-      select,
-      latestSources: new Map([[kvRight, versions]]),
-      program: { kind: 'enrich', left: left[0] as number, right: kvRight },
-    };
-  }
-  for (const s of streamSources) {
-    if (s.kind === 'stream' && s.definition.mode !== 'append')
-      throw notImplemented(
-        `Joins of ${s.definition.mode} streams (${s.definition.name}) are not supported yet, except append stream JOIN versioned_kv stream`,
-      );
+  // Changelog inputs (versioned_kv, changelog_kv, changelog streams, changelog()) in the join.
+  if (streamSources.some((s) => s.kind === 'stream' && s.definition.mode !== 'append')) {
+    return planChangelogInputs(select, sources, streamJoins, ctx, shape);
   }
   const leftJoin = streamJoins.some((j) => j.joinKind === 'LEFT');
   const ranged = streamJoins.filter((j) => hasRangeCondition(j.on));
@@ -339,19 +300,134 @@ function checkStreamJoin(
     });
 }
 
-/** `_tp_delta` in the select list of a join of kv streams: the part's sign (-1 or 1). */
-function withDelta(select: SelectQuery): SelectQuery {
+/**
+ * `_tp_delta` in the select list of a join of changelog inputs: the product of its sides' signs
+ * (`a._tp_delta * b._tp_delta ...`, each side named by its alias).
+ */
+function withDelta(select: SelectQuery, aliases: readonly string[]): SelectQuery {
+  const product = aliases
+    .map((a): Expr => ident(a, '_tp_delta'))
+    .reduce((l, r): Expr => ({ kind: 'Binary', op: '*', left: l, right: r, span: NO_SPAN }));
   const columns = select.columns.map((c): Expr => {
     const e = c.kind === 'Alias' ? c.expr : c;
-    if (e.kind !== 'Identifier' || e.parts.at(-1) !== '_tp_delta') return c;
+    if (e.kind !== 'Identifier' || e.parts.length !== 1 || e.parts[0] !== '_tp_delta') return c;
     return {
       kind: 'Alias',
-      expr: call('to_int8', num(P.delta)),
+      expr: call('to_int8', product),
       alias: c.kind === 'Alias' ? c.alias : '_tp_delta',
       span: NO_SPAN,
     };
   });
   return { ...select, columns };
+}
+
+/** The join sides of a left-deep chain of joins (`a JOIN b ... JOIN c`), in order. */
+function chainOf(item: FromItem): FromItem[] {
+  return item.kind === 'Join' ? [...chainOf(item.left), item.right] : [item];
+}
+
+/**
+ * Joins that read changelog inputs, as a left-deep chain of streams named in the FROM:
+ * - an append stream first, then changelog inputs: dynamic enrichment, the later sides read as
+ *   their state when a left row comes (join-program.ts EnrichJoin);
+ * - changelog inputs only, INNER: a join of changelogs (join-program.ts ChangelogJoin).
+ * Anything else is refused, saying what is allowed.
+ */
+function planChangelogInputs(
+  select: SelectQuery,
+  sources: readonly BoundSource[],
+  streamJoins: readonly JoinExpr[],
+  ctx: JoinPlanContext,
+  shape: 'tail' | 'aggregation' | 'window' | 'session',
+): Omit<JoinPlan, 'snapshots'> {
+  const top = select.from;
+  const items = top ? chainOf(top) : [];
+  const spine: JoinExpr[] = [];
+  for (let f = top; f?.kind === 'Join'; f = f.left) spine.push(f);
+  const sides = items.map((item) => {
+    const m = item.kind === 'Table' ? /^__trb_src_(\d+)$/.exec(item.name) : null;
+    const s = m ? sources[Number(m[1])] : undefined;
+    return s?.kind === 'stream' ? s : undefined;
+  });
+  const named = sides.every((s) => s !== undefined) && spine.every((j) => streamJoins.includes(j));
+  if (!named || spine.length !== streamJoins.length || sides.length !== sources.length)
+    throw notImplemented(
+      'A join of versioned_kv, changelog_kv or changelog streams (or changelog()) is supported as a chain of streams named in the FROM (a JOIN b ON ... JOIN c ON ...), not through subqueries, CTEs or views yet',
+    );
+  const streams = sides as Extract<BoundSource, { kind: 'stream' }>[];
+  const kindOf = (s: (typeof streams)[number]): JoinSideKind | 'append' =>
+    s.definition.mode === 'append' ? 'append' : s.definition.mode === 'changelog' ? 'rows' : 'kv';
+  const kinds = streams.map(kindOf);
+  for (const j of spine) {
+    if (hasRangeCondition(j.on))
+      throw notImplemented(
+        'A join with a versioned_kv, changelog_kv or changelog stream takes no time range (date_diff_within)',
+      );
+  }
+  const first = streams[0] as (typeof streams)[number];
+  if (kinds[0] === 'append') {
+    const appendLater = kinds.slice(1).findIndex((k) => k === 'append');
+    if (appendLater >= 0)
+      throw notImplemented(
+        `An append stream joined with changelog inputs must come first and alone (a JOIN kv_b JOIN kv_c); ${streams[appendLater + 1]?.definition.name} is an append stream after a changelog input`,
+      );
+    const onlyKvRight = streams.length === 2 && streams[1]?.definition.mode === 'versioned_kv';
+    const topJoin = spine[0] as JoinExpr;
+    if (onlyKvRight) {
+      // append JOIN versioned_kv: the latest row per key, kept in an engine table (or the last
+      // keep_versions rows for ASOF).
+      if (topJoin.strictness === 'LATEST')
+        throw notImplemented(
+          `${joinName(topJoin)} with a versioned_kv stream is not supported yet; use INNER JOIN or LEFT JOIN (the latest row per key) or ASOF JOIN`,
+        );
+      const right = (streams[1] as (typeof streams)[number]).index;
+      const versions = topJoin.strictness === 'ASOF' ? ctx.keepVersions : 1;
+      return {
+        select,
+        latestSources: new Map([[right, versions]]),
+        program: { kind: 'enrich', left: first.index, right },
+      };
+    }
+    for (const j of spine) {
+      if (j.strictness && j.strictness !== 'ALL')
+        throw notImplemented(
+          `${joinName(j)} is supported with one versioned_kv stream on the right only; use INNER JOIN or LEFT JOIN`,
+        );
+    }
+    const states = streams.slice(1).map((s) => s.index);
+    return {
+      select,
+      latestSources: new Map(),
+      sideReads: new Map(streams.slice(1).map((s, i) => [s.index, kinds[i + 1] as JoinSideKind])),
+      program: { kind: 'enrich', left: first.index, right: states[0] as number, states },
+    };
+  }
+  const append = streams.find((s) => kindOf(s) === 'append');
+  if (append)
+    throw notImplemented(
+      `An append stream (${append.definition.name}) joins changelog inputs only as the first (left-most) side of the join, as a dynamic enrichment`,
+    );
+  for (const j of spine) {
+    if (j.joinKind !== 'INNER' || (j.strictness && j.strictness !== 'ALL'))
+      throw notImplemented(
+        `${joinName(j)} of versioned_kv, changelog_kv or changelog streams is not supported yet; INNER JOIN ... ON <keys> is`,
+      );
+  }
+  if (shape === 'window' || shape === 'session')
+    throw notImplemented(
+      'Window aggregations over a join of versioned_kv, changelog_kv or changelog streams are not supported yet; aggregate globally',
+    );
+  const aliases = items.map((item) => aliasOf(item) as string);
+  return {
+    select: withDelta(select, aliases),
+    latestSources: new Map(),
+    sideReads: new Map(streams.map((s, i) => [s.index, kinds[i] as JoinSideKind])),
+    program: {
+      kind: 'changelog',
+      sides: streams.map((s, i) => ({ index: s.index, kind: kinds[i] as JoinSideKind })),
+    },
+    ...(shape === 'aggregation' ? { deltaOf: aliases } : {}),
+  };
 }
 
 function withJoinKind(select: SelectQuery, j: JoinExpr, kind: 'INNER'): SelectQuery {

@@ -14,6 +14,7 @@ import { call, ident, num } from '../sql/ast/build.ts';
 import type { Expr, FunctionCall, Setting } from '../sql/ast/expression.ts';
 import type { FromItem, Query, SelectQuery, TableFunctionRef } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
+import { type AnyNode, replace } from '../sql/ast/walk.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
 import { translateExpression, translateQuery } from '../sql/translator/translate.ts';
 import { splitWindowArgs } from '../sql/translator/window-sources.ts';
@@ -36,6 +37,7 @@ import { type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
 import type { TailVariant } from './join-inputs.ts';
 import { planJoins } from './join-planner.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT } from './join-program.ts';
+import { type JoinSideKind, joinSideSql } from './join-side-read.ts';
 import { carryLiteral, carryMarker, rewriteLags } from './lag-rewrite.ts';
 import {
   carryDelta,
@@ -172,6 +174,7 @@ const EMPTY_RANGES = (sources: readonly BoundSource[]) => ({
     sources.flatMap((s) => [
       [P.at(s.index), 0],
       [P.all(s.index), 1],
+      [P.sign(s.index), 1],
     ]),
   ),
   [P.delta]: 1,
@@ -283,7 +286,9 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   let latestSources: ReadonlyMap<number, number> = new Map();
   // Right sides of enrichment joins whose rows are kept in an engine table (join-inputs.ts).
   const keptTables = new Map<number, string>();
-  let changelogSources: ReadonlySet<number> = new Set();
+  let sideReads: ReadonlyMap<number, JoinSideKind> = new Map();
+  // Where the query started reading each source (changelog() sides of a join start there).
+  const queryStart = [...startAfter];
   const rangeSql = (s: BoundSource) => {
     const conversion = conversions.get(s.index);
     if (conversion) {
@@ -293,11 +298,10 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
         start: String(startAfter[s.index] ?? -1),
       });
     }
-    if (s.kind === 'stream' && changelogSources.has(s.index)) {
-      // As of __TRB_AT_i__: every key, or only the keys changed in (lo, hi].
-      const def = s.definition;
-      const keys = def.keyColumns.join(', ');
-      return `(SELECT * FROM ${latestRowsUpTo(def, P.at(s.index))} WHERE ${P.all(s.index)} = 1 OR (${keys}) IN (SELECT ${keys} FROM ${rangeSource(def)} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}))`;
+    const side = sideReads.get(s.index);
+    if (s.kind === 'stream' && side !== undefined) {
+      const after = enrichments.has(s.index) ? String(queryStart[s.index] ?? -1) : '-1';
+      return joinSideSql(definitionOf(s)!, s.index, side, after);
     }
     const kept = keptTables.get(s.index);
     if (s.kind === 'stream' && kept !== undefined) return latestRowsIn(definitionOf(s)!, kept);
@@ -336,9 +340,11 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   );
   select = joins.select;
   latestSources = joins.latestSources;
-  changelogSources = joins.changelogSources ?? new Set();
-  // A join of kv streams starts from both sides' whole history (their state).
-  for (const i of changelogSources) startAfter[i] = -1;
+  sideReads = joins.sideReads ?? new Map();
+  // A join of changelog streams starts from their whole history (their state); changelog(s, k)
+  // starts with the query.
+  if (joins.program?.kind === 'changelog')
+    for (const i of sideReads.keys()) if (!enrichments.has(i)) startAfter[i] = -1;
   if (joins.snapshots.length > 0) {
     await ctx.engine.query(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(STATE_DB)}`);
     for (const s of joins.snapshots) {
@@ -442,11 +448,15 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     throw err('NOT_IMPLEMENTED', { detail: 'aggregations over more than one stream are not supported yet' });
   // An aggregation over a changelog input retracts (retracting-input.ts). A join plans its own
   // kv sides (join-planner.ts).
-  const retract = join
-    ? undefined
-    : retractingInput(sources[0], conversions, (i) =>
-        children.find((c) => c.source.index === i)?.program.header.some((h) => h.name === '_tp_delta'),
-      );
+  // A join of changelog inputs: its rows carry the product of their sides' `_tp_delta`.
+  const joinDelta = joins.deltaOf;
+  const retract = joinDelta
+    ? { index: -1, description: 'a join of changelog inputs', fromStart: false, conversion: undefined }
+    : join
+      ? undefined
+      : retractingInput(sources[0], conversions, (i) =>
+          children.find((c) => c.source.index === i)?.program.header.some((h) => h.name === '_tp_delta'),
+        );
   if (retract) {
     if (retract.conversion) conversions.set(retract.index, retract.conversion);
     if (retract.fromStart) {
@@ -455,7 +465,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       const source = sources[retract.index];
       if (source?.kind === 'stream' && ctx.committedSn(source.key) >= 0) backfill = true;
     }
-    select = carryDelta(select);
+    if (!joinDelta) select = carryDelta(select);
   }
   if (wf && wf.name.toLowerCase() === 'session') {
     if (retract)
@@ -500,10 +510,11 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       detail: 'aggregate functions with OVER (...) are not supported in streaming queries yet',
     });
   }
-  const split = splitAggregation(select, {
+  let split = splitAggregation(select, {
     window: shape === 'window',
     ...(retract ? { retract: retract.description } : {}),
   });
+  if (joinDelta) split = { ...split, fold: joinDeltaOf(split.fold, joinDelta) };
   const win = wf ? windowShape(wf) : undefined;
 
   // The fold: partial states per group, with the batch number and (windows) the late-row filter.
@@ -691,6 +702,22 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     ...(limit !== undefined ? { limit } : {}),
     ...(changelog ? { changelog } : {}),
   };
+}
+
+/** The fold of an aggregation over a join of changelog inputs: `_tp_delta`, its sides' product. */
+function joinDeltaOf(fold: SelectQuery, aliases: readonly string[]): SelectQuery {
+  const product = aliases
+    .map((a): Expr => ident(a, '_tp_delta'))
+    .reduce((l, r): Expr => ({ kind: 'Binary', op: '*', left: l, right: r, span: NO_SPAN }));
+  const columns = fold.columns.map((c) =>
+    replace(c, (n) =>
+      n.kind === 'Identifier' &&
+      (n as unknown as Expr & { kind: 'Identifier' }).parts.join('.') === '_tp_delta'
+        ? (call('to_int8', product) as unknown as AnyNode)
+        : undefined,
+    ),
+  );
+  return { ...fold, columns };
 }
 
 /** The derived table of a nested query: its result columns, its own `_tp_sn`, and `_tp_time`. */
