@@ -10,7 +10,7 @@ import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT, type JoinProgram } from './join-program.ts';
 import { extractRange, isDateDiff, type JoinSide, type RangeCondition } from './join-range.ts';
 import type { JoinSideKind } from './join-side-read.ts';
-import { P, SqlTemplate } from './sql-template.ts';
+import { SqlTemplate } from './sql-template.ts';
 import type { BoundSource } from './stream-bindings.ts';
 
 /** What the streaming planner needs to plan a query that joins. */
@@ -366,7 +366,7 @@ function planChangelogInputs(
   }
   const first = streams[0] as (typeof streams)[number];
   if (kinds[0] === 'append') {
-    const appendLater = kinds.slice(1).findIndex((k) => k === 'append');
+    const appendLater = kinds.slice(1).indexOf('append');
     if (appendLater >= 0)
       throw notImplemented(
         `An append stream joined with changelog inputs must come first and alone (a JOIN kv_b JOIN kv_c); ${streams[appendLater + 1]?.definition.name} is an append stream after a changelog input`,

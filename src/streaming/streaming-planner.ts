@@ -177,7 +177,6 @@ const EMPTY_RANGES = (sources: readonly BoundSource[]) => ({
       [P.sign(s.index), 1],
     ]),
   ),
-  [P.delta]: 1,
   [JOIN_MIN_LEFT]: 0,
   [JOIN_MIN_RIGHT]: 0,
 });
