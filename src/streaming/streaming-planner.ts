@@ -355,6 +355,17 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   }
   const snapshotTables = joins.snapshots.map((s) => s.table);
   let join = joins.program;
+  if (!join && joins.snapshots.length > 0) {
+    // A changelog input joined with table(...): its rows keep their `_tp_delta` through the join;
+    // a versioned_kv stream's new version retracts its previous one from the query's start.
+    const left = leftChangelogStream(select, sources);
+    if (left) {
+      const def = left.source.definition;
+      if (def.mode === 'versioned_kv' && !conversions.has(left.source.index))
+        conversions.set(left.source.index, { from: rangeSource(def), keys: def.keyColumns });
+      select = qualifiedDelta(select, left.alias);
+    }
+  }
   const kvRight = join?.kind === 'enrich' ? joinSources[join.right] : undefined;
   if (join?.kind === 'enrich' && kvRight?.kind === 'stream' && latestSources.get(join.right) === 1) {
     // The right side's rows up to the start, kept in an engine table; each step appends its range.
@@ -701,6 +712,32 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     ...(limit !== undefined ? { limit } : {}),
     ...(changelog ? { changelog } : {}),
   };
+}
+
+/** The left side of `FROM s JOIN ...` when it is a stream of a changelog mode (or versioned_kv). */
+function leftChangelogStream(select: SelectQuery, sources: readonly BoundSource[]) {
+  let left = select.from;
+  while (left?.kind === 'Join') left = left.left;
+  const m = left?.kind === 'Table' ? /^__trb_src_(\d+)$/.exec(left.name) : null;
+  const source = m ? sources[Number(m[1])] : undefined;
+  if (left?.kind !== 'Table' || source?.kind !== 'stream' || source.definition.mode === 'append')
+    return undefined;
+  return { source, alias: left.alias ?? left.name };
+}
+
+/** `_tp_delta` in the select list of a join: the left side's. */
+function qualifiedDelta(select: SelectQuery, alias: string): SelectQuery {
+  const columns = select.columns.map((c) =>
+    c.kind === 'Identifier' && c.parts.join('.') === '_tp_delta'
+      ? ({ kind: 'Alias', expr: ident(alias, '_tp_delta'), alias: '_tp_delta', span: NO_SPAN } as Expr)
+      : replace(c, (n) =>
+          n.kind === 'Identifier' &&
+          (n as unknown as Expr & { kind: 'Identifier' }).parts.join('.') === '_tp_delta'
+            ? (ident(alias, '_tp_delta') as unknown as AnyNode)
+            : undefined,
+        ),
+  );
+  return { ...select, columns };
 }
 
 /** The fold of an aggregation over a join of changelog inputs: `_tp_delta`, its sides' product. */

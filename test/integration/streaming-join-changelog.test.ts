@@ -246,3 +246,42 @@ test('joins of changelog inputs that are not built are refused with 48, saying w
     assert.equal(e.code, 48, `${sql}: ${e.message}`);
   }
 });
+
+test('a versioned_kv or changelog stream JOIN table(dim): its _tp_delta and retractions pass through (0013 join_table2 ids 126, 132)', async () => {
+  const dim = await api.createStream(
+    'td',
+    "(ii int32, jj int32, kk string) PRIMARY KEY jj SETTINGS mode='versioned_kv'",
+  );
+  await api.exec(`INSERT INTO ${dim} (ii, jj, kk) VALUES (1, 2, 'a'), (2, 7, 'h'), (4, 2, 'a')`);
+  const vk = await api.createStream(
+    'tv',
+    "(i int32, j int32, k string) PRIMARY KEY j SETTINGS mode='versioned_kv'",
+  );
+  const cl = await api.createStream('tc', "(i int32, j int32, k string) SETTINGS mode='changelog'");
+  const q = await api.start(
+    `SELECT i, j, k, ii, jj, kk, _tp_delta FROM ${vk} AS a INNER JOIN table(${dim}) AS b ON a.j = b.jj`,
+  );
+  const qc = await api.start(
+    `SELECT i, j, k, ii, kk, _tp_delta FROM ${cl} AS a LEFT JOIN table(${dim}) AS b ON a.j = b.jj`,
+  );
+  await step(q, `INSERT INTO ${vk} (i, j, k) VALUES (1, 2, 'a')`, 1);
+  await step(q, `INSERT INTO ${vk} (i, j, k) VALUES (1, 3, 'a')`, 1);
+  await step(q, `INSERT INTO ${vk} (i, j, k) VALUES (1, 7, 'a')`, 2);
+  // Key 2's new version retracts the row its previous version joined.
+  await step(q, `INSERT INTO ${vk} (i, j, k) VALUES (4, 2, 'b')`, 4);
+  assert.deepEqual(await q.waitForQuiet(300), [
+    [1, 2, 'a', 4, 2, 'a', 1],
+    [1, 7, 'a', 2, 7, 'h', 1],
+    [1, 2, 'a', 4, 2, 'a', -1],
+    [4, 2, 'b', 4, 2, 'a', 1],
+  ]);
+  await step(qc, `INSERT INTO ${cl} (i, j, k) VALUES (1, 2, 'a'), (5, 5, 'x')`, 2);
+  await step(qc, `INSERT INTO ${cl} (i, j, k, _tp_delta) VALUES (1, 2, 'a', -1)`, 3);
+  assert.deepEqual(await qc.waitForQuiet(300), [
+    [1, 2, 'a', 4, 'a', 1],
+    [5, 5, 'x', 0, '', 1],
+    [1, 2, 'a', 4, 'a', -1],
+  ]);
+  await q.cancel();
+  await qc.cancel();
+});
