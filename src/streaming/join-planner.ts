@@ -344,13 +344,16 @@ function planChangelogInputs(
   const items = top ? chainOf(top) : [];
   const spine: JoinExpr[] = [];
   for (let f = top; f?.kind === 'Join'; f = f.left) spine.push(f);
-  const sides = items.map((item) => {
+  // `table(dim)` sides are bounded data, read whole in every part (a snapshot, join-planner.ts).
+  const bounded = (item: FromItem) => item.kind === 'TableFunction' && item.name.toLowerCase() === 'table';
+  const streamItems = items.filter((item, i) => i === 0 || !bounded(item));
+  const sides = streamItems.map((item) => {
     const m = item.kind === 'Table' ? /^__trb_src_(\d+)$/.exec(item.name) : null;
     const s = m ? sources[Number(m[1])] : undefined;
     return s?.kind === 'stream' ? s : undefined;
   });
-  const named = sides.every((s) => s !== undefined) && spine.every((j) => streamJoins.includes(j));
-  if (!named || spine.length !== streamJoins.length || sides.length !== sources.length)
+  const named = sides.every((s) => s !== undefined) && streamJoins.every((j) => spine.includes(j));
+  if (!named || sides.length !== sources.length)
     throw notImplemented(
       'A join of versioned_kv, changelog_kv or changelog streams (or changelog()) is supported as a chain of streams named in the FROM (a JOIN b ON ... JOIN c ON ...), not through subqueries, CTEs or views yet',
     );
@@ -371,7 +374,7 @@ function planChangelogInputs(
       throw notImplemented(
         `An append stream joined with changelog inputs must come first and alone (a JOIN kv_b JOIN kv_c); ${streams[appendLater + 1]?.definition.name} is an append stream after a changelog input`,
       );
-    const onlyKvRight = streams.length === 2 && streams[1]?.definition.mode === 'versioned_kv';
+    const onlyKvRight = items.length === 2 && streams[1]?.definition.mode === 'versioned_kv';
     const topJoin = spine[0] as JoinExpr;
     if (onlyKvRight) {
       // append JOIN versioned_kv: the latest row per key, kept in an engine table (or the last
@@ -389,7 +392,7 @@ function planChangelogInputs(
       };
     }
     for (const j of spine) {
-      if (j.strictness && j.strictness !== 'ALL')
+      if (j.strictness && j.strictness !== 'ALL' && !bounded(j.right))
         throw notImplemented(
           `${joinName(j)} is supported with one versioned_kv stream on the right only; use INNER JOIN or LEFT JOIN`,
         );
@@ -408,7 +411,9 @@ function planChangelogInputs(
       `An append stream (${append.definition.name}) joins changelog inputs only as the first (left-most) side of the join, as a dynamic enrichment`,
     );
   for (const j of spine) {
-    if (j.joinKind !== 'INNER' || (j.strictness && j.strictness !== 'ALL'))
+    // A bounded right side (table(dim)) joins each change on its own: INNER or LEFT.
+    const kinds = bounded(j.right) ? ['INNER', 'LEFT'] : ['INNER'];
+    if (!kinds.includes(j.joinKind) || (j.strictness && j.strictness !== 'ALL'))
       throw notImplemented(
         `${joinName(j)} of versioned_kv, changelog_kv or changelog streams is not supported yet; INNER JOIN ... ON <keys> is`,
       );
@@ -417,7 +422,7 @@ function planChangelogInputs(
     throw notImplemented(
       'Window aggregations over a join of versioned_kv, changelog_kv or changelog streams are not supported yet; aggregate globally',
     );
-  const aliases = items.map((item) => aliasOf(item) as string);
+  const aliases = streamItems.map((item) => aliasOf(item) as string);
   return {
     select: withDelta(select, aliases),
     latestSources: new Map(),

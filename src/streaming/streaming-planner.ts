@@ -34,6 +34,7 @@ import { changelogRowsSql } from './changelog-rows.ts';
 import { DedupStates } from './dedup-state.ts';
 import { applyEmitLast } from './emit-last.ts';
 import { type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
+import { inlineJoinCte } from './join-cte-inline.ts';
 import type { TailVariant } from './join-inputs.ts';
 import { planJoins } from './join-planner.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT } from './join-program.ts';
@@ -249,6 +250,8 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   }
 
   select = overToSubstreams(select);
+  // A CTE that passes a join through whole, joined on: one chain of joins (join-cte-inline.ts).
+  select = inlineJoinCte(select);
   // changelog(s, key...): its source is read as the changelog of its keys (changelog-input.ts).
   const changelogFunctions = bindChangelogFunctions(
     select,

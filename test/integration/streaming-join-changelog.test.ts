@@ -285,3 +285,53 @@ test('a versioned_kv or changelog stream JOIN table(dim): its _tp_delta and retr
   await q.cancel();
   await qc.cancel();
 });
+
+test('a CTE passing a join through, joined with table(dim): one chain of joins (0013 join_table5 ids 189, 200)', async () => {
+  const s1 = await api.createStream(
+    'c1',
+    "(i int32, j int32, k string) PRIMARY KEY j SETTINGS mode='versioned_kv'",
+  );
+  const s2 = await api.createStream('c2', '(i2 int32, j2 int32, k2 string)');
+  const s3 = await api.createStream(
+    'c3',
+    "(i3 int32, j3 int32, k3 string) PRIMARY KEY j3 SETTINGS mode='versioned_kv'",
+  );
+  await api.exec(`INSERT INTO ${s3} (i3, j3, k3) VALUES (4, 2, 'c'), (6, 3, '7')`);
+  await api.exec(`INSERT INTO ${s2} (i2, j2, k2) VALUES (8, 2, 'a'), (4, 2, 'a')`);
+  const columns = 'i, j, k, i2, j2, k2, i3, j3, k3, _tp_delta';
+  // versioned_kv JOIN changelog(s2, j2) (from the query's start), then table(s3).
+  const zset = await api.start(
+    `WITH t AS (SELECT * FROM ${s1} AS a JOIN changelog(${s2}, j2) AS b ON a.j = b.j2) SELECT ${columns} FROM t INNER JOIN table(${s3}) AS d ON t.j = d.j3`,
+  );
+  // versioned_kv JOIN table(s2) (both rows of key 2), then LEFT JOIN table(s3).
+  const dims = await api.start(
+    `WITH t AS (SELECT * FROM ${s1} AS a JOIN table(${s2}) AS b ON a.j = b.j2) SELECT ${columns} FROM t LEFT JOIN table(${s3}) AS d ON t.j = d.j3`,
+  );
+  await step(zset, `INSERT INTO ${s2} (i2, j2, k2) VALUES (1, 2, 'a')`, 0);
+  await step(zset, `INSERT INTO ${s1} (i, j, k) VALUES (1, 2, 'a')`, 1);
+  await dims.waitForRows(2);
+  await step(zset, `INSERT INTO ${s1} (i, j, k) VALUES (5, 2, 'a')`, 3);
+  await step(dims, `INSERT INTO ${s1} (i, j, k) VALUES (9, 9, 'z')`, 6);
+  assert.deepEqual(await zset.waitForQuiet(300), [
+    [1, 2, 'a', 1, 2, 'a', 4, 2, 'c', 1],
+    [1, 2, 'a', 1, 2, 'a', 4, 2, 'c', -1],
+    [5, 2, 'a', 1, 2, 'a', 4, 2, 'c', 1],
+  ]);
+  const rows = await dims.waitForQuiet(300);
+  assertSameRows(rows.slice(0, 2), [
+    [1, 2, 'a', 8, 2, 'a', 4, 2, 'c', 1],
+    [1, 2, 'a', 4, 2, 'a', 4, 2, 'c', 1],
+  ]);
+  assertSameRows(rows.slice(2, 4), [
+    [1, 2, 'a', 8, 2, 'a', 4, 2, 'c', -1],
+    [1, 2, 'a', 4, 2, 'a', 4, 2, 'c', -1],
+  ]);
+  assertSameRows(rows.slice(4, 6), [
+    [5, 2, 'a', 8, 2, 'a', 4, 2, 'c', 1],
+    [5, 2, 'a', 4, 2, 'a', 4, 2, 'c', 1],
+  ]);
+  // Key 9 meets nothing in table(s2): the inner join of the CTE drops it.
+  assert.equal(rows.length, 6);
+  await zset.cancel();
+  await dims.cancel();
+});
