@@ -29,6 +29,7 @@ import {
   rangeSource,
 } from '../stream/stream-reads.ts';
 import { STATE_TABLE, splitAggregation } from './aggregate-split.ts';
+import { inlineChangelogCtes } from './changelog-cte-inline.ts';
 import { bindChangelogFunctions } from './changelog-input.ts';
 import { changelogRowsSql } from './changelog-rows.ts';
 import { DedupStates } from './dedup-state.ts';
@@ -204,7 +205,8 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     ...ctx,
     derivedTable: () => `${STATE_DB}.d_${randomUUID().replaceAll('-', '')}`,
   });
-  const bound = binder.select(query);
+  // changelog() of a CTE that only picks a stream's columns reads the stream (changelog-cte-inline.ts).
+  const bound = binder.select(inlineChangelogCtes(query) as SelectQuery);
   const sources = binder.sources;
   if (sources.length === 0)
     throw err('INCORRECT_QUERY', { detail: 'The query reads no stream; run it historically' });

@@ -335,3 +335,23 @@ test('a CTE passing a join through, joined with table(dim): one chain of joins (
   await zset.cancel();
   await dims.cancel();
 });
+
+test('append LEFT JOIN changelog(cte, key) where the CTE picks columns of a stream (0027 id 9)', async () => {
+  const l = await api.createStream('pl', '(i int32, k string)');
+  const r = await api.createStream('pr', '(j int32, kk string, extra int32)');
+  const q = await api.start(
+    `WITH cte AS (SELECT j, kk FROM ${r}) SELECT i, k, j, kk FROM ${l} AS a LEFT JOIN changelog(cte, kk) AS b ON a.i = b.j`,
+  );
+  await step(q, `INSERT INTO ${r} (j, kk) VALUES (1, 'kk1')`, 0);
+  await step(q, `INSERT INTO ${l} (i, k) VALUES (1, 'k1')`, 1);
+  // kk1's new version replaces j = 1 with j = 2.
+  await step(q, `INSERT INTO ${r} (j, kk) VALUES (2, 'kk1')`, 1);
+  await step(q, `INSERT INTO ${l} (i, k) VALUES (2, 'k1')`, 2);
+  await step(q, `INSERT INTO ${l} (i, k) VALUES (1, 'k2')`, 3);
+  assert.deepEqual(await q.waitForQuiet(300), [
+    [1, 'k1', 1, 'kk1'],
+    [2, 'k1', 2, 'kk1'],
+    [1, 'k2', 0, ''],
+  ]);
+  await q.cancel();
+});
