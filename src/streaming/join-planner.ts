@@ -1,6 +1,6 @@
 import type { Engine } from '../engine/engine.ts';
 import { err } from '../errors/tributary-error.ts';
-import { andAll, conjuncts } from '../sql/analyzer/query-facts.ts';
+import { andAll, conjuncts, isAggregation } from '../sql/analyzer/query-facts.ts';
 import { call, ident, num } from '../sql/ast/build.ts';
 import type { Expr } from '../sql/ast/expression.ts';
 import type { FromItem, JoinExpr, Query, SelectQuery } from '../sql/ast/query.ts';
@@ -8,7 +8,7 @@ import { NO_SPAN } from '../sql/ast/span.ts';
 import { type AnyNode, replace, walk } from '../sql/ast/walk.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT, type JoinProgram } from './join-program.ts';
-import { extractRange, isDateDiff, type JoinSide, type RangeCondition } from './join-range.ts';
+import { extractRange, hasRangeCondition, type JoinSide, type RangeCondition } from './join-range.ts';
 import type { JoinSideKind } from './join-side-read.ts';
 import { SqlTemplate } from './sql-template.ts';
 import type { BoundSource } from './stream-bindings.ts';
@@ -19,6 +19,8 @@ export interface JoinPlanContext {
   /** SETTINGS keep_versions (versions per key an ASOF join against versioned_kv keeps). */
   readonly keepVersions: number;
   readonly resolver: TableResolver;
+  /** The result columns of a derived source (a nested streaming query). */
+  derivedColumns?(index: number): readonly string[] | undefined;
   /** Translate a bound SELECT to engine SQL (with the query's range reads). */
   translate(q: SelectQuery): string;
 }
@@ -223,12 +225,18 @@ async function planStreamJoins(
       extractRange(conjuncts(j.on), () => undefined, { left: num(0), right: num(0) });
     checkStreamJoin(j, sources, ctes);
   }
-  if (sources.some((s) => s.kind === 'derived'))
+  const top = select.from;
+  const topJoin = top?.kind === 'Join' && streamJoins.includes(top) ? top : undefined;
+  // A derived side (its own query) joins only as a range join's side: a range join feeding another.
+  const derived = sources.filter((s) => s.kind === 'derived');
+  if (derived.some((s) => s.query.kind !== 'Select' || isAggregation(s.query)))
     throw notImplemented(
       'A join of a stream with a streaming aggregation (a subquery, CTE or view that aggregates a stream) is not supported yet',
     );
-  const top = select.from;
-  const topJoin = top?.kind === 'Join' && streamJoins.includes(top) ? top : undefined;
+  if (derived.length > 0 && !(topJoin && sources.length === 2 && hasRangeCondition(topJoin.on)))
+    throw notImplemented(
+      'A join of a stream with a streaming subquery is supported as a range join of the two (date_diff_within) only',
+    );
 
   // Changelog inputs (versioned_kv, changelog_kv, changelog streams, changelog()) in the join.
   if (streamSources.some((s) => s.kind === 'stream' && s.definition.mode !== 'append')) {
@@ -237,7 +245,7 @@ async function planStreamJoins(
   const leftJoin = streamJoins.some((j) => j.joinKind === 'LEFT');
   const ranged = streamJoins.filter((j) => hasRangeCondition(j.on));
   if (leftJoin || ranged.length > 0) {
-    if (!topJoin || streamJoins.length !== 1 || streamSources.length !== 2)
+    if (!topJoin || streamJoins.length !== 1 || sources.length !== 2)
       throw notImplemented(
         'LEFT JOIN and range joins (date_diff_within) of streams are supported between two streams only, as the outermost join of the query',
       );
@@ -250,7 +258,7 @@ async function planStreamJoins(
     throw notImplemented(
       'Window aggregations over a join of two streams are not supported yet; join a stream with table(...) or aggregate globally',
     );
-  const order = streamSources.map((s) => s.index);
+  const order = sources.map((s) => s.index);
   if (ranged.length === 0 || !topJoin) {
     return {
       select,
@@ -260,15 +268,6 @@ async function planStreamJoins(
     };
   }
   return planRangeJoin(select, topJoin, sources, ctes, ctx, leftJoin);
-}
-
-function hasRangeCondition(on: Expr | undefined): boolean {
-  return conjuncts(on).some(
-    (c) =>
-      (c.kind === 'Function' && c.name.toLowerCase() === 'date_diff_within') ||
-      (c.kind === 'Between' && isDateDiff(c.expr)) ||
-      (c.kind === 'Binary' && (isDateDiff(c.left) || isDateDiff(c.right))),
-  );
 }
 
 /** The kv source of a join side that is one versioned_kv / changelog_kv stream, if it is. */
@@ -448,6 +447,10 @@ function columnsOf(
   const ofSource = (name: string): Set<string> | undefined => {
     const m = /^__trb_src_(\d+)$/.exec(name);
     const s = m ? sources[Number(m[1])] : undefined;
+    if (s?.kind === 'derived') {
+      const names = ctx.derivedColumns?.(s.index);
+      return names ? new Set([...names, '_tp_time', '_tp_sn']) : undefined;
+    }
     if (s?.kind !== 'stream') return undefined;
     return new Set([...s.definition.columns.map((c) => c.name), '_tp_time', '_tp_sn']);
   };

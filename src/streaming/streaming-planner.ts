@@ -336,6 +336,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     {
       engine: ctx.engine,
       keepVersions: keepVersions(settings),
+      derivedColumns: (i) => children.find((c) => c.source.index === i)?.program.header.map((h) => h.name),
       resolver: ranged,
       translate: (q) => translate(q),
       snapshotTable: () => `${STATE_DB}.s_${randomUUID().replaceAll('-', '')}`,
