@@ -19,7 +19,7 @@ import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts
 import { translateExpression, translateQuery } from '../sql/translator/translate.ts';
 import { splitWindowArgs } from '../sql/translator/window-sources.ts';
 import { toClickHouseType, toProtonType } from '../sql/types/proton-types.ts';
-import { isKvMode } from '../stream/stream-definition.ts';
+import { isKvMode, visibleColumns } from '../stream/stream-definition.ts';
 import {
   keptRowsSelect,
   lastVersionsUpTo,
@@ -41,6 +41,7 @@ import { planJoins } from './join-planner.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT } from './join-program.ts';
 import { type JoinSideKind, joinSideSql } from './join-side-read.ts';
 import { carryLiteral, carryMarker, rewriteLags } from './lag-rewrite.ts';
+import { nestRangeJoinChain } from './range-join-chain.ts';
 import {
   carryDelta,
   feedingChangelog,
@@ -206,7 +207,13 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     derivedTable: () => `${STATE_DB}.d_${randomUUID().replaceAll('-', '')}`,
   });
   // changelog() of a CTE that only picks a stream's columns reads the stream (changelog-cte-inline.ts).
-  const bound = binder.select(inlineChangelogCtes(query) as SelectQuery);
+  // A range join feeding another: the first one runs as its own query (range-join-chain.ts).
+  const streamColumns = (db: string | undefined, name: string) => {
+    const r = ctx.resolver.resolve(db, name);
+    const def = r && !r.bounded && r.kind === 'stream' ? ctx.streamDefinition(r, db, name) : undefined;
+    return def ? visibleColumns(def) : undefined;
+  };
+  const bound = binder.select(nestRangeJoinChain(inlineChangelogCtes(query) as SelectQuery, streamColumns));
   const sources = binder.sources;
   if (sources.length === 0)
     throw err('INCORRECT_QUERY', { detail: 'The query reads no stream; run it historically' });
