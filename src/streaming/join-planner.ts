@@ -320,6 +320,30 @@ function withDelta(select: SelectQuery, aliases: readonly string[]): SelectQuery
   return { ...select, columns };
 }
 
+/**
+ * `a.x` where side `a` has no column `x` but exactly one other side has: that side's `x`, as
+ * Proton's analyzer resolves it (0014 id 19 writes `a.kk2` for `b.kk2`). Other names unchanged.
+ */
+function withLenientQualifiers(
+  select: SelectQuery,
+  sides: readonly { alias: string; columns: ReadonlySet<string> }[],
+): SelectQuery {
+  return replace(select, (n) => {
+    if (n.kind !== 'Identifier') return undefined;
+    const parts = (n as unknown as Expr & { kind: 'Identifier' }).parts;
+    if (parts.length !== 2) return undefined;
+    const [alias, column] = parts as [string, string];
+    const side = sides.find((s) => s.alias === alias);
+    if (!side || side.columns.has(column)) return undefined;
+    const owners = sides.filter((s) => s.columns.has(column));
+    if (owners.length !== 1) return undefined;
+    return {
+      ...(n as object),
+      parts: [(owners[0] as { alias: string }).alias, column],
+    } as unknown as AnyNode;
+  });
+}
+
 /** The join sides of a left-deep chain of joins (`a JOIN b ... JOIN c`), in order. */
 function chainOf(item: FromItem): FromItem[] {
   return item.kind === 'Join' ? [...chainOf(item.left), item.right] : [item];
@@ -333,13 +357,13 @@ function chainOf(item: FromItem): FromItem[] {
  * Anything else is refused, saying what is allowed.
  */
 function planChangelogInputs(
-  select: SelectQuery,
+  query: SelectQuery,
   sources: readonly BoundSource[],
   streamJoins: readonly JoinExpr[],
   ctx: JoinPlanContext,
   shape: 'tail' | 'aggregation' | 'window' | 'session',
 ): Omit<JoinPlan, 'snapshots'> {
-  const top = select.from;
+  const top = query.from;
   const items = top ? chainOf(top) : [];
   const spine: JoinExpr[] = [];
   for (let f = top; f?.kind === 'Join'; f = f.left) spine.push(f);
@@ -357,6 +381,13 @@ function planChangelogInputs(
       'A join of versioned_kv, changelog_kv or changelog streams (or changelog()) is supported as a chain of streams named in the FROM (a JOIN b ON ... JOIN c ON ...), not through subqueries, CTEs or views yet',
     );
   const streams = sides as Extract<BoundSource, { kind: 'stream' }>[];
+  const select = withLenientQualifiers(
+    query,
+    streamItems.map((item, i) => ({
+      alias: aliasOf(item) as string,
+      columns: new Set([...(streams[i]?.definition.columns.map((c) => c.name) ?? []), '_tp_time', '_tp_sn']),
+    })),
+  );
   const kindOf = (s: (typeof streams)[number]): JoinSideKind | 'append' =>
     s.definition.mode === 'append' ? 'append' : s.definition.mode === 'changelog' ? 'rows' : 'kv';
   const kinds = streams.map(kindOf);

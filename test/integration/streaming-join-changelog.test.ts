@@ -101,6 +101,26 @@ test('versioned_kv JOIN versioned_kv JOIN changelog: a new version retracts and 
   await q.cancel();
 });
 
+test('three versioned_kv streams; a.kk2 names the only side with kk2, as Proton resolves it (0014 id 19)', async () => {
+  const { a, b, c } = await abc(['versioned_kv', 'versioned_kv', 'versioned_kv']);
+  const q = await api.start(
+    `SELECT a.i, b.j, c.k, _tp_delta FROM ${a} AS a INNER JOIN ${b} AS b ON a.k1 = b.kk1 AND a.k2 = b.kk2 INNER JOIN ${c} AS c ON b.kk1 = c.kkk1 AND a.kk2 = c.kkk2`,
+  );
+  await step(q, `INSERT INTO ${c} (k, kkk1, kkk2) VALUES (3, 1, 'k')`, 0);
+  await step(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (2, 1, 'k')`, 0);
+  await step(q, `INSERT INTO ${a} (i, k1, k2) VALUES (1, 1, 'k')`, 1);
+  await step(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (4, 1, 'k')`, 3);
+  await step(q, `INSERT INTO ${a} (i, k1, k2) VALUES (5, 1, 'k')`, 5);
+  assert.deepEqual(await q.waitForQuiet(300), [
+    [1, 2, 3, 1],
+    [1, 2, 3, -1],
+    [1, 4, 3, 1],
+    [1, 4, 3, -1],
+    [5, 4, 3, 1],
+  ]);
+  await q.cancel();
+});
+
 test('changelog_kv JOIN changelog_kv: a deleted key retracts what it joined (0013 id 10 rows)', async () => {
   const l = await api.createStream('cl', "(i int32, s string) PRIMARY KEY s SETTINGS mode='changelog_kv'");
   const r = await api.createStream('cr', "(ii int32, ss string) PRIMARY KEY ss SETTINGS mode='changelog_kv'");
