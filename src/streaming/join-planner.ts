@@ -301,21 +301,36 @@ function checkStreamJoin(
 
 /**
  * `_tp_delta` in the select list of a join of changelog inputs: the product of its sides' signs
- * (`a._tp_delta * b._tp_delta ...`, each side named by its alias).
+ * (`a._tp_delta * b._tp_delta ...`, each stream side named by its alias in `aliases`; `every`
+ * names all sides, `table(dim)` ones too).
  */
-function withDelta(select: SelectQuery, aliases: readonly string[]): SelectQuery {
+function withDelta(select: SelectQuery, aliases: readonly string[], every: readonly string[]): SelectQuery {
   const product = aliases
     .map((a): Expr => ident(a, '_tp_delta'))
     .reduce((l, r): Expr => ({ kind: 'Binary', op: '*', left: l, right: r, span: NO_SPAN }));
-  const columns = select.columns.map((c): Expr => {
+  const delta = (alias: string): Expr => ({
+    kind: 'Alias',
+    expr: call('to_int8', product),
+    alias,
+    span: NO_SPAN,
+  });
+  const columns = select.columns.flatMap((c): Expr[] => {
+    // `*`: every side's columns but its `_tp_delta`, then the row's `_tp_delta` once (0027 id 13).
+    if (c.kind === 'Asterisk' && !c.qualifier && !c.except?.length)
+      return [
+        ...every.map(
+          (a): Expr => ({
+            kind: 'Asterisk',
+            qualifier: [a],
+            ...(aliases.includes(a) ? { except: ['_tp_delta'] } : {}),
+            span: NO_SPAN,
+          }),
+        ),
+        delta('_tp_delta'),
+      ];
     const e = c.kind === 'Alias' ? c.expr : c;
-    if (e.kind !== 'Identifier' || e.parts.length !== 1 || e.parts[0] !== '_tp_delta') return c;
-    return {
-      kind: 'Alias',
-      expr: call('to_int8', product),
-      alias: c.kind === 'Alias' ? c.alias : '_tp_delta',
-      span: NO_SPAN,
-    };
+    if (e.kind !== 'Identifier' || e.parts.length !== 1 || e.parts[0] !== '_tp_delta') return [c];
+    return [delta(c.kind === 'Alias' ? c.alias : '_tp_delta')];
   });
   return { ...select, columns };
 }
@@ -454,7 +469,11 @@ function planChangelogInputs(
     );
   const aliases = streamItems.map((item) => aliasOf(item) as string);
   return {
-    select: withDelta(select, aliases),
+    select: withDelta(
+      select,
+      aliases,
+      items.map((item) => aliasOf(item) as string),
+    ),
     latestSources: new Map(),
     sideReads: new Map(streams.map((s, i) => [s.index, kinds[i] as JoinSideKind])),
     program: {

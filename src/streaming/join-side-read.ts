@@ -36,8 +36,14 @@ export function joinSideSql(def: StreamDefinition, index: number, kind: JoinSide
   }
   const keys = def.keyColumns.join(', ');
   const changedKeys = `SELECT ${keys} FROM ${rangeSource(def)} WHERE _tp_sn > ${lo} AND _tp_sn <= ${hi}`;
-  // Streams of the changelog modes store `_tp_delta`; the others get it here.
+  // The stored columns in their order (as `SELECT *` of the stream), `_tp_delta` the part's sign
+  // (streams of the kv modes other than changelog_kv do not store it), then `_tp_sn`.
   const sign = `toInt8(${P.sign(index)}) AS ${delta}`;
-  const columns = def.columns.some((c) => c.name === '_tp_delta') ? `* REPLACE (${sign})` : `*, ${sign}`;
-  return `(SELECT ${columns} FROM ${latestRowsBetween(def, after, at)} WHERE ${all} = 1 OR (${keys}) IN (${changedKeys}))`;
+  const stored = def.columns.filter((c) => !c.alias).map((c) => c.name);
+  const columns = [
+    ...stored.map((c) => (c === '_tp_delta' ? sign : quoteIdent(c))),
+    ...(stored.includes('_tp_delta') ? [] : [sign]),
+    '_tp_sn',
+  ];
+  return `(SELECT ${columns.join(', ')} FROM ${latestRowsBetween(def, after, at)} WHERE ${all} = 1 OR (${keys}) IN (${changedKeys}))`;
 }

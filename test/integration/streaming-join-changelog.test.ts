@@ -147,8 +147,19 @@ test('changelog(s, key) JOIN changelog(t, key): each side the versions of its ke
   const q = await api.start(
     `SELECT i, k, j, kk, _tp_delta FROM changelog(${l}, k) AS a INNER JOIN changelog(${r}, kk) AS b ON a.i = b.j`,
   );
+  // `*`: each side's columns in order without its `_tp_delta`, then the row's once (0027 id 13).
+  const all = await api.start(
+    `SELECT * FROM changelog(${l}, k) AS a INNER JOIN changelog(${r}, kk) AS b ON a.i = b.j`,
+  );
+  assert.deepEqual(
+    all.header.filter((n) => !n.endsWith('_tp_time')),
+    ['i', 'k', 'j', 'kk', '_tp_delta'],
+  );
   await step(q, `INSERT INTO ${l} (i, k) VALUES (1, 'k1')`, 0);
   await step(q, `INSERT INTO ${r} (j, kk) VALUES (1, 'kk1')`, 1);
+  const [first] = await all.waitForRows(1);
+  assert.deepEqual([first?.[0], first?.[1], first?.[3], first?.[4], first?.[6]], [1, 'k1', 1, 'kk1', 1]);
+  await all.cancel();
   // k1's new version (2) retracts the joined row and meets nothing.
   await step(q, `INSERT INTO ${l} (i, k) VALUES (2, 'k1')`, 2);
   await step(q, `INSERT INTO ${r} (j, kk) VALUES (2, 'kk1')`, 3);
