@@ -359,6 +359,8 @@ function withLenientQualifiers(
   });
 }
 
+const WINDOWS = ['tumble', 'hop', 'session'];
+
 /** The join sides of a left-deep chain of joins (`a JOIN b ... JOIN c`), in order. */
 function chainOf(item: FromItem): FromItem[] {
   return item.kind === 'Join' ? [...chainOf(item.left), item.right] : [item];
@@ -385,8 +387,19 @@ function planChangelogInputs(
   // `table(dim)` sides are bounded data, read whole in every part (a snapshot, join-planner.ts).
   const bounded = (item: FromItem) => item.kind === 'TableFunction' && item.name.toLowerCase() === 'table';
   const streamItems = items.filter((item, i) => i === 0 || !bounded(item));
-  const sides = streamItems.map((item) => {
-    const m = item.kind === 'Table' ? /^__trb_src_(\d+)$/.exec(item.name) : null;
+  const sides = streamItems.map((item, i) => {
+    // The first side may be a window over its stream (`tumble(s, 5s) AS e JOIN kv ...`).
+    const arg =
+      item.kind === 'TableFunction' && i === 0 && WINDOWS.includes(item.name.toLowerCase())
+        ? item.args[0]
+        : undefined;
+    const name =
+      item.kind === 'Table'
+        ? item.name
+        : arg?.kind === 'Identifier' && arg.parts.length === 1
+          ? arg.parts[0]
+          : undefined;
+    const m = name ? /^__trb_src_(\d+)$/.exec(name) : null;
     const s = m ? sources[Number(m[1])] : undefined;
     return s?.kind === 'stream' ? s : undefined;
   });

@@ -386,3 +386,18 @@ test('append LEFT JOIN changelog(cte, key) where the CTE picks columns of a stre
   ]);
   await q.cancel();
 });
+
+test('a window over an append stream enriched from a versioned_kv stream (tumble(s) JOIN kv)', async () => {
+  const s = await api.createStream('wa', '(k int32, v int32, t datetime64(3))');
+  const d = await api.createStream('wd', "(k int32, name string) PRIMARY KEY k SETTINGS mode='versioned_kv'");
+  await api.exec(`INSERT INTO ${d} (k, name) VALUES (1, 'x')`);
+  const q = await api.start(
+    `SELECT window_start, name, sum(v) FROM tumble(${s}, t, 5s) AS e JOIN ${d} AS d ON e.k = d.k GROUP BY window_start, name`,
+  );
+  await api.exec(
+    `INSERT INTO ${s} (k, v, t) VALUES (1, 2, '2024-01-01 00:00:01'), (1, 3, '2024-01-01 00:00:02')`,
+  );
+  await api.exec(`INSERT INTO ${s} (k, v, t) VALUES (1, 9, '2024-01-01 00:00:09')`);
+  assert.deepEqual(await q.waitForRows(1), [['2024-01-01 00:00:00.000', 'x', 5]]);
+  await q.cancel();
+});
