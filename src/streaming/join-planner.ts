@@ -403,6 +403,30 @@ function planChangelogInputs(
     const s = m ? sources[Number(m[1])] : undefined;
     return s?.kind === 'stream' ? s : undefined;
   });
+  // Any one-stream FROM item (a subquery, a CTE, a window) JOIN one versioned_kv stream: dynamic
+  // enrichment with the right side's latest row per key kept in an engine table.
+  const onlyJoin = spine.length === 1 ? (spine[0] as JoinExpr) : undefined;
+  const leftReads = onlyJoin ? [...sourcesIn(onlyJoin.left, ctesOf(query))] : [];
+  const leftSource = leftReads.length === 1 ? sources[leftReads[0] as number] : undefined;
+  const rightSide = items.length === 2 ? sides[1] : undefined;
+  if (
+    onlyJoin &&
+    leftSource?.kind === 'stream' &&
+    leftSource.definition.mode === 'append' &&
+    rightSide?.definition.mode === 'versioned_kv' &&
+    sources.length === 2
+  ) {
+    if (onlyJoin.strictness === 'LATEST')
+      throw notImplemented(
+        `${joinName(onlyJoin)} with a versioned_kv stream is not supported yet; use INNER JOIN or LEFT JOIN (the latest row per key) or ASOF JOIN`,
+      );
+    const versions = onlyJoin.strictness === 'ASOF' ? ctx.keepVersions : 1;
+    return {
+      select: query,
+      latestSources: new Map([[rightSide.index, versions]]),
+      program: { kind: 'enrich', left: leftSource.index, right: rightSide.index },
+    };
+  }
   const named = sides.every((s) => s !== undefined) && streamJoins.every((j) => spine.includes(j));
   if (!named || sides.length !== sources.length)
     throw notImplemented(
@@ -432,23 +456,6 @@ function planChangelogInputs(
       throw notImplemented(
         `An append stream joined with changelog inputs must come first and alone (a JOIN kv_b JOIN kv_c); ${streams[appendLater + 1]?.definition.name} is an append stream after a changelog input`,
       );
-    const onlyKvRight = items.length === 2 && streams[1]?.definition.mode === 'versioned_kv';
-    const topJoin = spine[0] as JoinExpr;
-    if (onlyKvRight) {
-      // append JOIN versioned_kv: the latest row per key, kept in an engine table (or the last
-      // keep_versions rows for ASOF).
-      if (topJoin.strictness === 'LATEST')
-        throw notImplemented(
-          `${joinName(topJoin)} with a versioned_kv stream is not supported yet; use INNER JOIN or LEFT JOIN (the latest row per key) or ASOF JOIN`,
-        );
-      const right = (streams[1] as (typeof streams)[number]).index;
-      const versions = topJoin.strictness === 'ASOF' ? ctx.keepVersions : 1;
-      return {
-        select,
-        latestSources: new Map([[right, versions]]),
-        program: { kind: 'enrich', left: first.index, right },
-      };
-    }
     for (const j of spine) {
       if (j.strictness && j.strictness !== 'ALL' && !bounded(j.right))
         throw notImplemented(

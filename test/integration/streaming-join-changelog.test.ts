@@ -401,3 +401,20 @@ test('a window over an append stream enriched from a versioned_kv stream (tumble
   assert.deepEqual(await q.waitForRows(1), [['2024-01-01 00:00:00.000', 'x', 5]]);
   await q.cancel();
 });
+
+test('a subquery over an append stream enriched from a versioned_kv stream', async () => {
+  const s = await api.createStream('qa', '(k int32, v int32)');
+  const d = await api.createStream('qd', "(k int32, name string) PRIMARY KEY k SETTINGS mode='versioned_kv'");
+  await api.exec(`INSERT INTO ${d} (k, name) VALUES (1, 'x')`);
+  const q = await api.start(
+    `SELECT v, name FROM (SELECT k, v FROM ${s} WHERE v > 1) AS e JOIN ${d} AS d ON e.k = d.k`,
+  );
+  await step(q, `INSERT INTO ${s} (k, v) VALUES (1, 2), (1, 0)`, 1);
+  await step(q, `INSERT INTO ${d} (k, name) VALUES (1, 'y')`, 1);
+  await step(q, `INSERT INTO ${s} (k, v) VALUES (1, 3)`, 2);
+  assert.deepEqual(await q.waitForQuiet(300), [
+    [2, 'x'],
+    [3, 'y'],
+  ]);
+  await q.cancel();
+});
