@@ -14,7 +14,6 @@ import { call, ident, num } from '../sql/ast/build.ts';
 import type { Expr, FunctionCall, Setting } from '../sql/ast/expression.ts';
 import type { FromItem, Query, SelectQuery, TableFunctionRef } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
-import { type AnyNode, replace } from '../sql/ast/walk.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
 import { translateExpression, translateQuery } from '../sql/translator/translate.ts';
 import { splitWindowArgs } from '../sql/translator/window-sources.ts';
@@ -36,6 +35,7 @@ import { DedupStates } from './dedup-state.ts';
 import { applyEmitLast } from './emit-last.ts';
 import { type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
 import { inlineJoinCte } from './join-cte-inline.ts';
+import { joinDeltaOf, leftChangelogStream, qualifiedDelta } from './join-delta.ts';
 import type { TailVariant } from './join-inputs.ts';
 import { planJoins } from './join-planner.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT } from './join-program.ts';
@@ -725,48 +725,6 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     ...(limit !== undefined ? { limit } : {}),
     ...(changelog ? { changelog } : {}),
   };
-}
-
-/** The left side of `FROM s JOIN ...` when it is a stream of a changelog mode (or versioned_kv). */
-function leftChangelogStream(select: SelectQuery, sources: readonly BoundSource[]) {
-  let left = select.from;
-  while (left?.kind === 'Join') left = left.left;
-  const m = left?.kind === 'Table' ? /^__trb_src_(\d+)$/.exec(left.name) : null;
-  const source = m ? sources[Number(m[1])] : undefined;
-  if (left?.kind !== 'Table' || source?.kind !== 'stream' || source.definition.mode === 'append')
-    return undefined;
-  return { source, alias: left.alias ?? left.name };
-}
-
-/** `_tp_delta` in the select list of a join: the left side's. */
-function qualifiedDelta(select: SelectQuery, alias: string): SelectQuery {
-  const columns = select.columns.map((c) =>
-    c.kind === 'Identifier' && c.parts.join('.') === '_tp_delta'
-      ? ({ kind: 'Alias', expr: ident(alias, '_tp_delta'), alias: '_tp_delta', span: NO_SPAN } as Expr)
-      : replace(c, (n) =>
-          n.kind === 'Identifier' &&
-          (n as unknown as Expr & { kind: 'Identifier' }).parts.join('.') === '_tp_delta'
-            ? (ident(alias, '_tp_delta') as unknown as AnyNode)
-            : undefined,
-        ),
-  );
-  return { ...select, columns };
-}
-
-/** The fold of an aggregation over a join of changelog inputs: `_tp_delta`, its sides' product. */
-function joinDeltaOf(fold: SelectQuery, aliases: readonly string[]): SelectQuery {
-  const product = aliases
-    .map((a): Expr => ident(a, '_tp_delta'))
-    .reduce((l, r): Expr => ({ kind: 'Binary', op: '*', left: l, right: r, span: NO_SPAN }));
-  const columns = fold.columns.map((c) =>
-    replace(c, (n) =>
-      n.kind === 'Identifier' &&
-      (n as unknown as Expr & { kind: 'Identifier' }).parts.join('.') === '_tp_delta'
-        ? (call('to_int8', product) as unknown as AnyNode)
-        : undefined,
-    ),
-  );
-  return { ...fold, columns };
 }
 
 /** The derived table of a nested query: its result columns, its own `_tp_sn`, and `_tp_time`. */
