@@ -37,6 +37,36 @@ export function latestRowsUpTo(def: StreamDefinition, maxSn: string): string {
 }
 
 /**
+ * The latest row per primary key among the rows with `afterSn < _tp_sn <= maxSn` (SQL expressions):
+ * a kv stream (or `changelog(s, key)`, which starts with its query) as it was at `maxSn`.
+ */
+export function latestRowsBetween(def: StreamDefinition, afterSn: string, maxSn: string): string {
+  const sn = quoteIdent(TP_SN);
+  return latestPerKeySource(def, `${sn} > ${afterSn} AND ${sn} <= ${maxSn}`);
+}
+
+/**
+ * A changelog stream as it was at `maxSn`: its net multiset of rows (each distinct row as many
+ * times as the sum of its `_tp_delta`, when positive), with `_tp_delta` 1, the row's last
+ * `_tp_time` and `_tp_sn`. The columns are the stored ones in order, then `_tp_sn`.
+ */
+export function netRowsUpTo(def: StreamDefinition, maxSn: string): string {
+  const sn = quoteIdent(TP_SN);
+  const stored = def.columns.filter((c) => !c.alias);
+  const data = stored.filter((c) => c.name !== TP_TIME && c.name !== TP_DELTA).map((c) => quoteIdent(c.name));
+  const time = quoteIdent(TP_TIME);
+  const outer = stored.map((c) =>
+    c.name === TP_TIME
+      ? `__tp_t AS ${time}`
+      : c.name === TP_DELTA
+        ? `toInt8(1) AS ${quoteIdent(TP_DELTA)}`
+        : quoteIdent(c.name),
+  );
+  const inner = `SELECT ${data.join(', ')}, argMax(${time}, ${sn}) AS __tp_t, max(${sn}) AS __tp_last, sum(${quoteIdent(TP_DELTA)}) AS __tp_n FROM ${frontTable(def)} WHERE ${sn} <= ${maxSn} GROUP BY ${data.join(', ')} HAVING __tp_n > 0`;
+  return `(SELECT ${outer.join(', ')}, __tp_last AS ${sn} FROM (${inner}) ARRAY JOIN range(toUInt64(__tp_n)) AS __tp_copy)`;
+}
+
+/**
  * The last `versions` rows per primary key (by sequence number) among the rows with
  * `_tp_sn <= maxSn`: the right side of an ASOF join against a kv stream (Proton's keep_versions).
  */

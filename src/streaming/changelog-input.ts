@@ -137,19 +137,20 @@ export function bindChangelogFunctions(
   if (withItems) select = { ...select, with: withItems };
   const from = query.from as FromItem;
   if (from.kind === 'Join') {
-    const right = from.right;
-    const enriched = right.kind === 'TableFunction' && right.name.toLowerCase() === 'changelog';
-    const index = enriched ? convert(right.args) : undefined;
-    const source = index !== undefined ? sources[index] : undefined;
-    const conversion = index !== undefined ? conversions.get(index) : undefined;
-    const kv = source?.kind === 'stream' && source.definition.mode === 'versioned_kv';
-    if (
-      enriched &&
-      source?.kind === 'stream' &&
-      conversion &&
-      (kv || !conversion.version) &&
-      index !== undefined
-    ) {
+    // changelog(s, key...) as a side of a chain of joins (`a JOIN changelog(b, k) JOIN c`, or
+    // `changelog(a, k) JOIN changelog(b, kk)`): the side is s read as its latest row per key from
+    // the query's start, a versioned_kv stream keyed by these keys (Proton's 0027 ids 3-8).
+    let failed = false;
+    const side = (item: FromItem): FromItem => {
+      if (item.kind !== 'TableFunction' || item.name.toLowerCase() !== 'changelog') return item;
+      const index = convert(item.args);
+      const source = index !== undefined ? sources[index] : undefined;
+      const conversion = index !== undefined ? conversions.get(index) : undefined;
+      const kv = source?.kind === 'stream' && source.definition.mode === 'versioned_kv';
+      if (index === undefined || source?.kind !== 'stream' || !conversion || (!kv && conversion.version)) {
+        failed = true;
+        return item;
+      }
       conversions.delete(index);
       enrichments.set(
         index,
@@ -162,17 +163,19 @@ export function bindChangelogFunctions(
               versionColumn: '_tp_sn',
             },
       );
-      const table: FromItem = {
-        kind: 'Table',
-        name: `__trb_src_${index}`,
-        alias: right.alias ?? right.name,
-        span: right.span,
-      };
-      return { select: { ...select, from: { ...from, right: table } }, conversions, enrichments };
-    }
+      return { kind: 'Table', name: `__trb_src_${index}`, alias: item.alias ?? item.name, span: item.span };
+    };
+    const chain = (item: FromItem): FromItem =>
+      item.kind === 'Join' ? { ...item, left: chain(item.left), right: side(item.right) } : side(item);
+    const joined = chain(from);
     // Any other changelog() inside a join is left to the join planner (which refuses it).
+    if (failed) {
+      conversions.clear();
+      enrichments.clear();
+      return { select, conversions, enrichments };
+    }
     conversions.clear();
-    return { select, conversions, enrichments };
+    return { select: { ...select, from: joined }, conversions, enrichments };
   }
   if (from.kind === 'ArrayJoin') return { select, conversions, enrichments };
   return { select: { ...select, from: rewrite(from) }, conversions, enrichments };

@@ -1,5 +1,6 @@
 import type { Engine } from '../engine/engine.ts';
 import {
+  type ChangelogJoin,
   type EnrichJoin,
   JOIN_MIN_LEFT,
   JOIN_MIN_RIGHT,
@@ -73,7 +74,7 @@ export function stepInputs(
     case 'range':
       return new RangeJoinInputs(join, startAfter, engine);
     case 'changelog':
-      return { parts: async (ranges) => changelogParts(join.left, join.right, ranges) };
+      return { parts: async (ranges) => changelogParts(join.sides, ranges) };
   }
 }
 
@@ -108,7 +109,9 @@ class EnrichInputs implements StepInputs {
       }
     }
     if ((ranges[P.hi(left)] ?? 0) <= (ranges[P.lo(left)] ?? 0)) return [];
-    return [{ values: { ...ranges, [P.lo(right)]: -1 } }];
+    const states: Record<string, number> = {};
+    for (const i of this.join.states ?? []) Object.assign(states, stateOf(i, ranges[P.hi(i)] ?? 0));
+    return [{ values: { ...ranges, [P.lo(right)]: -1, ...states } }];
   }
 
   save(): unknown {
@@ -120,30 +123,39 @@ class EnrichInputs implements StepInputs {
   }
 }
 
-/** The four parts of a join of kv streams (join-program.ts ChangelogJoin), in emit order. */
-function changelogParts(left: number, right: number, ranges: Readonly<Record<string, number>>): StepPart[] {
-  const loL = ranges[P.lo(left)] ?? 0;
-  const hiL = ranges[P.hi(left)] ?? 0;
-  const loR = ranges[P.lo(right)] ?? 0;
-  const hiR = ranges[P.hi(right)] ?? 0;
-  /** Source `i` as of `at`: every key, or only the keys changed in (lo, hi]. */
-  const side = (i: number, at: number, changed?: [number, number]) => ({
-    [P.at(i)]: at,
-    [P.all(i)]: changed ? 0 : 1,
-    [P.lo(i)]: changed?.[0] ?? 0,
-    [P.hi(i)]: changed?.[1] ?? 0,
-  });
+/** A side of a join of changelog inputs read whole, as of `at` (join-side-read.ts). */
+function stateOf(i: number, at: number): Record<string, number> {
+  return { [P.at(i)]: at, [P.all(i)]: 1, [P.sign(i)]: 1 };
+}
+
+/**
+ * The parts of a join of changelog inputs (join-program.ts ChangelogJoin), in emit order: per
+ * side with new rows, its retractions then its additions, against the sides before it as of
+ * this step's end and the sides after it as of the step's start.
+ */
+function changelogParts(sides: ChangelogJoin['sides'], ranges: Readonly<Record<string, number>>): StepPart[] {
   const parts: StepPart[] = [];
-  const part = (values: Record<string, number>, delta: number) =>
-    parts.push({ values: { ...ranges, ...values, [P.delta]: delta } });
-  if (hiL > loL) {
-    part({ ...side(left, loL, [loL, hiL]), ...side(right, loR) }, -1);
-    part({ ...side(left, hiL, [loL, hiL]), ...side(right, loR) }, 1);
-  }
-  if (hiR > loR) {
-    part({ ...side(left, hiL), ...side(right, loR, [loR, hiR]) }, -1);
-    part({ ...side(left, hiL), ...side(right, hiR, [loR, hiR]) }, 1);
-  }
+  const order = sides.map((s) => s.index);
+  order.forEach((i, k) => {
+    const lo = ranges[P.lo(i)] ?? 0;
+    const hi = ranges[P.hi(i)] ?? 0;
+    if (hi <= lo) return;
+    const others: Record<string, number> = {};
+    order.forEach((j, m) => {
+      if (m !== k) Object.assign(others, stateOf(j, m < k ? (ranges[P.hi(j)] ?? 0) : (ranges[P.lo(j)] ?? 0)));
+    });
+    // A kv side: its keys' rows as of lo (-1), then as of hi (+1); a changelog side: its range's
+    // rows with their own signs, once.
+    const fills: ReadonlyArray<readonly [number, number]> =
+      sides[k]?.kind === 'rows'
+        ? [[hi, 1]]
+        : [
+            [lo, -1],
+            [hi, 1],
+          ];
+    for (const [at, sign] of fills)
+      parts.push({ values: { ...ranges, ...others, [P.at(i)]: at, [P.all(i)]: 0, [P.sign(i)]: sign } });
+  });
   return parts;
 }
 

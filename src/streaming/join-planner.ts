@@ -1,6 +1,6 @@
 import type { Engine } from '../engine/engine.ts';
 import { err } from '../errors/tributary-error.ts';
-import { andAll, conjuncts } from '../sql/analyzer/query-facts.ts';
+import { andAll, conjuncts, isAggregation } from '../sql/analyzer/query-facts.ts';
 import { call, ident, num } from '../sql/ast/build.ts';
 import type { Expr } from '../sql/ast/expression.ts';
 import type { FromItem, JoinExpr, Query, SelectQuery } from '../sql/ast/query.ts';
@@ -8,8 +8,9 @@ import { NO_SPAN } from '../sql/ast/span.ts';
 import { type AnyNode, replace, walk } from '../sql/ast/walk.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT, type JoinProgram } from './join-program.ts';
-import { extractRange, isDateDiff, type JoinSide, type RangeCondition } from './join-range.ts';
-import { P, SqlTemplate } from './sql-template.ts';
+import { extractRange, hasRangeCondition, type JoinSide, type RangeCondition } from './join-range.ts';
+import type { JoinSideKind } from './join-side-read.ts';
+import { SqlTemplate } from './sql-template.ts';
 import type { BoundSource } from './stream-bindings.ts';
 
 /** What the streaming planner needs to plan a query that joins. */
@@ -18,6 +19,8 @@ export interface JoinPlanContext {
   /** SETTINGS keep_versions (versions per key an ASOF join against versioned_kv keeps). */
   readonly keepVersions: number;
   readonly resolver: TableResolver;
+  /** The result columns of a derived source (a nested streaming query). */
+  derivedColumns?(index: number): readonly string[] | undefined;
   /** Translate a bound SELECT to engine SQL (with the query's range reads). */
   translate(q: SelectQuery): string;
 }
@@ -33,8 +36,13 @@ export interface JoinPlan {
    * how many versions are kept: 1 for INNER/LEFT (the latest row), `keep_versions` for ASOF.
    */
   readonly latestSources: ReadonlyMap<number, number>;
-  /** Sources of a join of kv streams, read as of a sequence number (join-program.ts ChangelogJoin). */
-  readonly changelogSources?: ReadonlySet<number>;
+  /**
+   * Sources read as changelog sides (join-side-read.ts): the sides of a join of changelog inputs,
+   * and the sides after the first of a many-sided enrichment.
+   */
+  readonly sideReads?: ReadonlyMap<number, JoinSideKind>;
+  /** An aggregation over a join of changelog inputs: the side aliases whose `_tp_delta` multiply. */
+  readonly deltaOf?: readonly string[];
   /** How to fill the step's SQL per part; undefined when the query reads one stream. */
   readonly program?: JoinProgram;
   /** `table(s)` joined with a stream: read once into an engine table when the query starts. */
@@ -217,66 +225,27 @@ async function planStreamJoins(
       extractRange(conjuncts(j.on), () => undefined, { left: num(0), right: num(0) });
     checkStreamJoin(j, sources, ctes);
   }
-  if (sources.some((s) => s.kind === 'derived'))
+  const top = select.from;
+  const topJoin = top?.kind === 'Join' && streamJoins.includes(top) ? top : undefined;
+  // A derived side (its own query) joins only as a range join's side: a range join feeding another.
+  const derived = sources.filter((s) => s.kind === 'derived');
+  if (derived.some((s) => s.query.kind !== 'Select' || isAggregation(s.query)))
     throw notImplemented(
       'A join of a stream with a streaming aggregation (a subquery, CTE or view that aggregates a stream) is not supported yet',
     );
-  const top = select.from;
-  const topJoin = top?.kind === 'Join' && streamJoins.includes(top) ? top : undefined;
+  if (derived.length > 0 && !(topJoin && sources.length === 2 && hasRangeCondition(topJoin.on)))
+    throw notImplemented(
+      'A join of a stream with a streaming subquery is supported as a range join of the two (date_diff_within) only',
+    );
 
-  // Append stream JOIN versioned_kv stream: dynamic enrichment.
-  const kvRight = topJoin && streamJoins.length === 1 ? kvSide(topJoin.right, sources, ctes) : undefined;
-  const kvLeft = topJoin && streamJoins.length === 1 ? kvSide(topJoin.left, sources, ctes) : undefined;
-  if (topJoin && kvLeft !== undefined && kvRight !== undefined) {
-    // versioned_kv JOIN versioned_kv: a changelog of the join of both sides' latest rows.
-    if (topJoin.joinKind !== 'INNER' || streamSources.length !== 2 || hasRangeCondition(topJoin.on))
-      throw notImplemented(
-        `${joinName(topJoin)} of two versioned_kv streams is not supported yet; INNER JOIN ... ON <keys> is`,
-      );
-    if (shape !== 'tail')
-      throw notImplemented(
-        'Aggregations over a join of two versioned_kv streams (retractions) are not supported yet',
-      );
-    return {
-      select: withDelta(select),
-      latestSources: new Map(),
-      changelogSources: new Set([kvLeft, kvRight]),
-      program: { kind: 'changelog', left: kvLeft, right: kvRight },
-    };
-  }
-  if (topJoin && kvRight !== undefined) {
-    const left = [...sourcesIn(topJoin.left, ctes)];
-    const leftSource = sources[left[0] as number];
-    if (leftSource?.kind === 'stream' && leftSource.definition.mode !== 'append')
-      throw notImplemented(
-        `Joins of a ${leftSource.definition.mode} stream with a versioned_kv stream (retractions) are not supported yet; the left side of a versioned_kv enrichment must be an append stream`,
-      );
-    if (left.length !== 1 || streamSources.length !== 2)
-      throw notImplemented('A versioned_kv stream can enrich one append stream per query for now');
-    if (hasRangeCondition(topJoin.on))
-      throw notImplemented('A join with a versioned_kv stream takes no time range (date_diff_within)');
-    if (topJoin.strictness === 'LATEST')
-      throw notImplemented(
-        `${joinName(topJoin)} with a versioned_kv stream is not supported yet; use INNER JOIN or LEFT JOIN (the latest row per key) or ASOF JOIN`,
-      );
-    // ASOF: the closest of the last keep_versions rows of each key (Proton's default 3).
-    const versions = topJoin.strictness === 'ASOF' ? ctx.keepVersions : 1;
-    return {
-      select,
-      latestSources: new Map([[kvRight, versions]]),
-      program: { kind: 'enrich', left: left[0] as number, right: kvRight },
-    };
-  }
-  for (const s of streamSources) {
-    if (s.kind === 'stream' && s.definition.mode !== 'append')
-      throw notImplemented(
-        `Joins of ${s.definition.mode} streams (${s.definition.name}) are not supported yet, except append stream JOIN versioned_kv stream`,
-      );
+  // Changelog inputs (versioned_kv, changelog_kv, changelog streams, changelog()) in the join.
+  if (streamSources.some((s) => s.kind === 'stream' && s.definition.mode !== 'append')) {
+    return planChangelogInputs(select, sources, streamJoins, ctx, shape);
   }
   const leftJoin = streamJoins.some((j) => j.joinKind === 'LEFT');
   const ranged = streamJoins.filter((j) => hasRangeCondition(j.on));
   if (leftJoin || ranged.length > 0) {
-    if (!topJoin || streamJoins.length !== 1 || streamSources.length !== 2)
+    if (!topJoin || streamJoins.length !== 1 || sources.length !== 2)
       throw notImplemented(
         'LEFT JOIN and range joins (date_diff_within) of streams are supported between two streams only, as the outermost join of the query',
       );
@@ -289,7 +258,7 @@ async function planStreamJoins(
     throw notImplemented(
       'Window aggregations over a join of two streams are not supported yet; join a stream with table(...) or aggregate globally',
     );
-  const order = streamSources.map((s) => s.index);
+  const order = sources.map((s) => s.index);
   if (ranged.length === 0 || !topJoin) {
     return {
       select,
@@ -299,15 +268,6 @@ async function planStreamJoins(
     };
   }
   return planRangeJoin(select, topJoin, sources, ctes, ctx, leftJoin);
-}
-
-function hasRangeCondition(on: Expr | undefined): boolean {
-  return conjuncts(on).some(
-    (c) =>
-      (c.kind === 'Function' && c.name.toLowerCase() === 'date_diff_within') ||
-      (c.kind === 'Between' && isDateDiff(c.expr)) ||
-      (c.kind === 'Binary' && (isDateDiff(c.left) || isDateDiff(c.right))),
-  );
 }
 
 /** The kv source of a join side that is one versioned_kv / changelog_kv stream, if it is. */
@@ -339,19 +299,209 @@ function checkStreamJoin(
     });
 }
 
-/** `_tp_delta` in the select list of a join of kv streams: the part's sign (-1 or 1). */
-function withDelta(select: SelectQuery): SelectQuery {
-  const columns = select.columns.map((c): Expr => {
+/**
+ * `_tp_delta` in the select list of a join of changelog inputs: the product of its sides' signs
+ * (`a._tp_delta * b._tp_delta ...`, each stream side named by its alias in `aliases`; `every`
+ * names all sides, `table(dim)` ones too).
+ */
+function withDelta(select: SelectQuery, aliases: readonly string[], every: readonly string[]): SelectQuery {
+  const product = aliases
+    .map((a): Expr => ident(a, '_tp_delta'))
+    .reduce((l, r): Expr => ({ kind: 'Binary', op: '*', left: l, right: r, span: NO_SPAN }));
+  const delta = (alias: string): Expr => ({
+    kind: 'Alias',
+    expr: call('to_int8', product),
+    alias,
+    span: NO_SPAN,
+  });
+  const columns = select.columns.flatMap((c): Expr[] => {
+    // `*`: every side's columns but its `_tp_delta`, then the row's `_tp_delta` once (0027 id 13).
+    if (c.kind === 'Asterisk' && !c.qualifier && !c.except?.length)
+      return [
+        ...every.map(
+          (a): Expr => ({
+            kind: 'Asterisk',
+            qualifier: [a],
+            ...(aliases.includes(a) ? { except: ['_tp_delta'] } : {}),
+            span: NO_SPAN,
+          }),
+        ),
+        delta('_tp_delta'),
+      ];
     const e = c.kind === 'Alias' ? c.expr : c;
-    if (e.kind !== 'Identifier' || e.parts.at(-1) !== '_tp_delta') return c;
-    return {
-      kind: 'Alias',
-      expr: call('to_int8', num(P.delta)),
-      alias: c.kind === 'Alias' ? c.alias : '_tp_delta',
-      span: NO_SPAN,
-    };
+    if (e.kind !== 'Identifier' || e.parts.length !== 1 || e.parts[0] !== '_tp_delta') return [c];
+    return [delta(c.kind === 'Alias' ? c.alias : '_tp_delta')];
   });
   return { ...select, columns };
+}
+
+/**
+ * `a.x` where side `a` has no column `x` but exactly one other side has: that side's `x`, as
+ * Proton's analyzer resolves it (0014 id 19 writes `a.kk2` for `b.kk2`). Other names unchanged.
+ */
+function withLenientQualifiers(
+  select: SelectQuery,
+  sides: readonly { alias: string; columns: ReadonlySet<string> }[],
+): SelectQuery {
+  return replace(select, (n) => {
+    if (n.kind !== 'Identifier') return undefined;
+    const parts = (n as unknown as Expr & { kind: 'Identifier' }).parts;
+    if (parts.length !== 2) return undefined;
+    const [alias, column] = parts as [string, string];
+    const side = sides.find((s) => s.alias === alias);
+    if (!side || side.columns.has(column)) return undefined;
+    const owners = sides.filter((s) => s.columns.has(column));
+    if (owners.length !== 1) return undefined;
+    return {
+      ...(n as object),
+      parts: [(owners[0] as { alias: string }).alias, column],
+    } as unknown as AnyNode;
+  });
+}
+
+const WINDOWS = ['tumble', 'hop', 'session'];
+
+/** The join sides of a left-deep chain of joins (`a JOIN b ... JOIN c`), in order. */
+function chainOf(item: FromItem): FromItem[] {
+  return item.kind === 'Join' ? [...chainOf(item.left), item.right] : [item];
+}
+
+/**
+ * Joins that read changelog inputs, as a left-deep chain of streams named in the FROM:
+ * - an append stream first, then changelog inputs: dynamic enrichment, the later sides read as
+ *   their state when a left row comes (join-program.ts EnrichJoin);
+ * - changelog inputs only, INNER: a join of changelogs (join-program.ts ChangelogJoin).
+ * Anything else is refused, saying what is allowed.
+ */
+function planChangelogInputs(
+  query: SelectQuery,
+  sources: readonly BoundSource[],
+  streamJoins: readonly JoinExpr[],
+  ctx: JoinPlanContext,
+  shape: 'tail' | 'aggregation' | 'window' | 'session',
+): Omit<JoinPlan, 'snapshots'> {
+  const top = query.from;
+  const items = top ? chainOf(top) : [];
+  const spine: JoinExpr[] = [];
+  for (let f = top; f?.kind === 'Join'; f = f.left) spine.push(f);
+  // `table(dim)` sides are bounded data, read whole in every part (a snapshot, join-planner.ts).
+  const bounded = (item: FromItem) => item.kind === 'TableFunction' && item.name.toLowerCase() === 'table';
+  const streamItems = items.filter((item, i) => i === 0 || !bounded(item));
+  const sides = streamItems.map((item, i) => {
+    // The first side may be a window over its stream (`tumble(s, 5s) AS e JOIN kv ...`).
+    const arg =
+      item.kind === 'TableFunction' && i === 0 && WINDOWS.includes(item.name.toLowerCase())
+        ? item.args[0]
+        : undefined;
+    const name =
+      item.kind === 'Table'
+        ? item.name
+        : arg?.kind === 'Identifier' && arg.parts.length === 1
+          ? arg.parts[0]
+          : undefined;
+    const m = name ? /^__trb_src_(\d+)$/.exec(name) : null;
+    const s = m ? sources[Number(m[1])] : undefined;
+    return s?.kind === 'stream' ? s : undefined;
+  });
+  // Any one-stream FROM item (a subquery, a CTE, a window) JOIN one versioned_kv stream: dynamic
+  // enrichment with the right side's latest row per key kept in an engine table.
+  const onlyJoin = spine.length === 1 ? (spine[0] as JoinExpr) : undefined;
+  const leftReads = onlyJoin ? [...sourcesIn(onlyJoin.left, ctesOf(query))] : [];
+  const leftSource = leftReads.length === 1 ? sources[leftReads[0] as number] : undefined;
+  const rightSide = items.length === 2 ? sides[1] : undefined;
+  if (
+    onlyJoin &&
+    leftSource?.kind === 'stream' &&
+    leftSource.definition.mode === 'append' &&
+    rightSide?.definition.mode === 'versioned_kv' &&
+    sources.length === 2
+  ) {
+    if (onlyJoin.strictness === 'LATEST')
+      throw notImplemented(
+        `${joinName(onlyJoin)} with a versioned_kv stream is not supported yet; use INNER JOIN or LEFT JOIN (the latest row per key) or ASOF JOIN`,
+      );
+    const versions = onlyJoin.strictness === 'ASOF' ? ctx.keepVersions : 1;
+    return {
+      select: query,
+      latestSources: new Map([[rightSide.index, versions]]),
+      program: { kind: 'enrich', left: leftSource.index, right: rightSide.index },
+    };
+  }
+  const named = sides.every((s) => s !== undefined) && streamJoins.every((j) => spine.includes(j));
+  if (!named || sides.length !== sources.length)
+    throw notImplemented(
+      'A join of versioned_kv, changelog_kv or changelog streams (or changelog()) is supported as a chain of streams named in the FROM (a JOIN b ON ... JOIN c ON ...), not through subqueries, CTEs or views yet',
+    );
+  const streams = sides as Extract<BoundSource, { kind: 'stream' }>[];
+  const select = withLenientQualifiers(
+    query,
+    streamItems.map((item, i) => ({
+      alias: aliasOf(item) as string,
+      columns: new Set([...(streams[i]?.definition.columns.map((c) => c.name) ?? []), '_tp_time', '_tp_sn']),
+    })),
+  );
+  const kindOf = (s: (typeof streams)[number]): JoinSideKind | 'append' =>
+    s.definition.mode === 'append' ? 'append' : s.definition.mode === 'changelog' ? 'rows' : 'kv';
+  const kinds = streams.map(kindOf);
+  for (const j of spine) {
+    if (hasRangeCondition(j.on))
+      throw notImplemented(
+        'A join with a versioned_kv, changelog_kv or changelog stream takes no time range (date_diff_within)',
+      );
+  }
+  const first = streams[0] as (typeof streams)[number];
+  if (kinds[0] === 'append') {
+    const appendLater = kinds.slice(1).indexOf('append');
+    if (appendLater >= 0)
+      throw notImplemented(
+        `An append stream joined with changelog inputs must come first and alone (a JOIN kv_b JOIN kv_c); ${streams[appendLater + 1]?.definition.name} is an append stream after a changelog input`,
+      );
+    for (const j of spine) {
+      if (j.strictness && j.strictness !== 'ALL' && !bounded(j.right))
+        throw notImplemented(
+          `${joinName(j)} is supported with one versioned_kv stream on the right only; use INNER JOIN or LEFT JOIN`,
+        );
+    }
+    const states = streams.slice(1).map((s) => s.index);
+    return {
+      select,
+      latestSources: new Map(),
+      sideReads: new Map(streams.slice(1).map((s, i) => [s.index, kinds[i + 1] as JoinSideKind])),
+      program: { kind: 'enrich', left: first.index, right: states[0] as number, states },
+    };
+  }
+  const append = streams.find((s) => kindOf(s) === 'append');
+  if (append)
+    throw notImplemented(
+      `An append stream (${append.definition.name}) joins changelog inputs only as the first (left-most) side of the join, as a dynamic enrichment`,
+    );
+  for (const j of spine) {
+    // A bounded right side (table(dim)) joins each change on its own: INNER or LEFT.
+    const kinds = bounded(j.right) ? ['INNER', 'LEFT'] : ['INNER'];
+    if (!kinds.includes(j.joinKind) || (j.strictness && j.strictness !== 'ALL'))
+      throw notImplemented(
+        `${joinName(j)} of versioned_kv, changelog_kv or changelog streams is not supported yet; INNER JOIN ... ON <keys> is`,
+      );
+  }
+  if (shape === 'window' || shape === 'session')
+    throw notImplemented(
+      'Window aggregations over a join of versioned_kv, changelog_kv or changelog streams are not supported yet; aggregate globally',
+    );
+  const aliases = streamItems.map((item) => aliasOf(item) as string);
+  return {
+    select: withDelta(
+      select,
+      aliases,
+      items.map((item) => aliasOf(item) as string),
+    ),
+    latestSources: new Map(),
+    sideReads: new Map(streams.map((s, i) => [s.index, kinds[i] as JoinSideKind])),
+    program: {
+      kind: 'changelog',
+      sides: streams.map((s, i) => ({ index: s.index, kind: kinds[i] as JoinSideKind })),
+    },
+    ...(shape === 'aggregation' ? { deltaOf: aliases } : {}),
+  };
 }
 
 function withJoinKind(select: SelectQuery, j: JoinExpr, kind: 'INNER'): SelectQuery {
@@ -367,6 +517,10 @@ function columnsOf(
   const ofSource = (name: string): Set<string> | undefined => {
     const m = /^__trb_src_(\d+)$/.exec(name);
     const s = m ? sources[Number(m[1])] : undefined;
+    if (s?.kind === 'derived') {
+      const names = ctx.derivedColumns?.(s.index);
+      return names ? new Set([...names, '_tp_time', '_tp_sn']) : undefined;
+    }
     if (s?.kind !== 'stream') return undefined;
     return new Set([...s.definition.columns.map((c) => c.name), '_tp_time', '_tp_sn']);
   };

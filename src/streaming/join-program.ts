@@ -1,3 +1,4 @@
+import type { JoinSideKind } from './join-side-read.ts';
 import type { SqlTemplate } from './sql-template.ts';
 
 /**
@@ -8,16 +9,18 @@ import type { SqlTemplate } from './sql-template.ts';
 export type JoinProgram = ExpandJoin | EnrichJoin | RangeJoin | ChangelogJoin;
 
 /**
- * versioned_kv JOIN versioned_kv (INNER; HashJoin.h case 6): both sides are their latest row per
- * key. A step's new left rows first retract what the replaced left rows joined (`_tp_delta` -1)
- * and add what the new ones join (+1), against the right side before the step; then the new right
- * rows do the same against the whole left side (0014 id 4). Each side is read as its latest rows
- * as of a sequence number (`__TRB_AT_i__`), all keys or the keys changed in the step's range.
+ * A join of changelog inputs (INNER, any number of sides; HashJoin.h case 6 and its chains):
+ * versioned_kv, changelog_kv and changelog streams and `changelog(s, key...)`, each side a
+ * changelog of its state (join-side-read.ts). The join's changes are those of a product of
+ * multisets: a step's parts are `dS1 ⋈ S2(lo) ⋈ ... + S1(hi) ⋈ dS2 ⋈ S3(lo) ... + ... + S1(hi) ⋈
+ * ... ⋈ dSn`, where a kv side's `dS` is its replaced rows (-1) then its new rows (+1) of the keys
+ * changed in the range, and a changelog side's `dS` its rows with their own `_tp_delta`. A row's
+ * `_tp_delta` is the product of its sides' (0014 id 4, 0013_changelog_stream1 ids 30, 36, 38).
  */
 export interface ChangelogJoin {
   readonly kind: 'changelog';
-  readonly left: number;
-  readonly right: number;
+  /** Source indexes in join order, each with how it keeps its state. */
+  readonly sides: readonly { readonly index: number; readonly kind: JoinSideKind }[];
 }
 
 /**
@@ -37,12 +40,17 @@ export interface ExpandJoin {
 
 /**
  * Append stream JOIN versioned_kv stream (dynamic enrichment, §1.9): only left rows make output;
- * the right side is read as its latest row per primary key among its rows up to this step.
+ * the right side is read as its latest row per primary key among its rows up to this step. The
+ * same with more sides and other changelog inputs on the right (`a JOIN changelog(b, k) JOIN
+ * changelog_kv c`): each side after the first is its state as of this step (join-side-read.ts),
+ * only the append stream's rows trigger output (0013_changelog_stream1 ids 25-35, stream2).
  */
 export interface EnrichJoin {
   readonly kind: 'enrich';
   readonly left: number;
   readonly right: number;
+  /** Sides read through join-side-read.ts as their state at their step end (right included then). */
+  readonly states?: readonly number[];
   /**
    * The right side's rows kept in an engine table (the latest per key plus the rows of the steps
    * since the last compaction), so a step reads them instead of the whole history: `append` adds

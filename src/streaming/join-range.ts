@@ -1,4 +1,5 @@
 import { err } from '../errors/tributary-error.ts';
+import { conjuncts } from '../sql/analyzer/query-facts.ts';
 import type { Expr } from '../sql/ast/expression.ts';
 import { printExpression } from '../sql/printer/format.ts';
 
@@ -74,6 +75,16 @@ export function isDateDiff(e: Expr): e is Expr & { kind: 'Function' } {
     e.args.length === 3 &&
     readsColumn(e.args[1]) &&
     readsColumn(e.args[2])
+  );
+}
+
+/** Does a join's ON hold a time range (date_diff_within, or bounds on a date_diff of two columns)? */
+export function hasRangeCondition(on: Expr | undefined): boolean {
+  return conjuncts(on).some(
+    (c) =>
+      (c.kind === 'Function' && c.name.toLowerCase() === 'date_diff_within') ||
+      (c.kind === 'Between' && isDateDiff(c.expr)) ||
+      (c.kind === 'Binary' && (isDateDiff(c.left) || isDateDiff(c.right))),
   );
 }
 

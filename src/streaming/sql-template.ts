@@ -31,6 +31,6 @@ export const P = {
   /** A kv source read as of this sequence number, all keys (`all` 1) or those changed in (lo, hi]. */
   at: (i: number) => `__TRB_AT_${i}__`,
   all: (i: number) => `__TRB_ALL_${i}__`,
-  /** The `_tp_delta` of a part of a join of kv streams: -1 (retraction) or 1. */
-  delta: '__TRB_DELTA__',
+  /** The sign of the rows a kv side of a join of changelog inputs reads in a part (join-side-read.ts). */
+  sign: (i: number) => `__TRB_SIGN_${i}__`,
 } as const;

@@ -5,6 +5,7 @@ import type { Expr } from '../sql/ast/expression.ts';
 import type { FromItem, Query, SelectQuery, WithItem } from '../sql/ast/query.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
 import type { StreamDefinition } from '../stream/stream-definition.ts';
+import { hasRangeCondition } from './join-range.ts';
 
 /** What a streaming query reads incrementally: a stream, or the output of a nested streaming query. */
 export type BoundSource = StreamSource | DerivedSource;
@@ -119,6 +120,12 @@ export class StreamBinder {
     return isAggregation(q) && isStreamingQuery(q, this.ctx.resolver);
   }
 
+  /** A streaming SELECT whose FROM is a range join (`a JOIN b ON ... AND date_diff_within(...)`). */
+  private isRangeJoin(q: Query): boolean {
+    if (!this.ctx.derivedTable || q.kind !== 'Select' || q.from?.kind !== 'Join') return false;
+    return hasRangeCondition(q.from.on) && !isAggregation(q) && isStreamingQuery(q, this.ctx.resolver);
+  }
+
   private derive(query: Query): number {
     const index = this.sources.length;
     const table = this.ctx.derivedTable?.(index) ?? '';
@@ -162,8 +169,16 @@ export class StreamBinder {
 
   private from(item: FromItem): FromItem {
     switch (item.kind) {
-      case 'Join':
-        return { ...item, left: this.from(item.left), right: this.from(item.right) };
+      case 'Join': {
+        // A subquery that range-joins streams, range-joined again: its own query, whose rows the
+        // outer range join reads (Proton's chained range joins, 0009 case1 id 36).
+        const ranged = hasRangeCondition(item.on);
+        const side = (f: FromItem): FromItem =>
+          ranged && f.kind === 'SubqueryTable' && this.isRangeJoin(f.query)
+            ? { kind: 'Table', name: markerName(this.derive(f.query)), alias: f.alias ?? '', span: f.span }
+            : this.from(f);
+        return { ...item, left: side(item.left), right: side(item.right) };
+      }
       case 'ArrayJoin':
         return { ...item, left: this.from(item.left) };
       case 'SubqueryTable':

@@ -18,7 +18,7 @@ import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts
 import { translateExpression, translateQuery } from '../sql/translator/translate.ts';
 import { splitWindowArgs } from '../sql/translator/window-sources.ts';
 import { toClickHouseType, toProtonType } from '../sql/types/proton-types.ts';
-import { isKvMode } from '../stream/stream-definition.ts';
+import { isKvMode, visibleColumns } from '../stream/stream-definition.ts';
 import {
   keptRowsSelect,
   lastVersionsUpTo,
@@ -28,15 +28,20 @@ import {
   rangeSource,
 } from '../stream/stream-reads.ts';
 import { STATE_TABLE, splitAggregation } from './aggregate-split.ts';
+import { inlineChangelogCtes } from './changelog-cte-inline.ts';
 import { bindChangelogFunctions } from './changelog-input.ts';
 import { changelogRowsSql } from './changelog-rows.ts';
 import { DedupStates } from './dedup-state.ts';
 import { applyEmitLast } from './emit-last.ts';
 import { type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
+import { inlineJoinCte } from './join-cte-inline.ts';
+import { joinDeltaOf, leftChangelogStream, qualifiedDelta } from './join-delta.ts';
 import type { TailVariant } from './join-inputs.ts';
 import { planJoins } from './join-planner.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT } from './join-program.ts';
+import { type JoinSideKind, joinSideSql } from './join-side-read.ts';
 import { carryLiteral, carryMarker, rewriteLags } from './lag-rewrite.ts';
+import { nestRangeJoinChain } from './range-join-chain.ts';
 import {
   carryDelta,
   feedingChangelog,
@@ -172,9 +177,9 @@ const EMPTY_RANGES = (sources: readonly BoundSource[]) => ({
     sources.flatMap((s) => [
       [P.at(s.index), 0],
       [P.all(s.index), 1],
+      [P.sign(s.index), 1],
     ]),
   ),
-  [P.delta]: 1,
   [JOIN_MIN_LEFT]: 0,
   [JOIN_MIN_RIGHT]: 0,
 });
@@ -201,7 +206,14 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     ...ctx,
     derivedTable: () => `${STATE_DB}.d_${randomUUID().replaceAll('-', '')}`,
   });
-  const bound = binder.select(query);
+  // changelog() of a CTE that only picks a stream's columns reads the stream (changelog-cte-inline.ts).
+  // A range join feeding another: the first one runs as its own query (range-join-chain.ts).
+  const streamColumns = (db: string | undefined, name: string) => {
+    const r = ctx.resolver.resolve(db, name);
+    const def = r && !r.bounded && r.kind === 'stream' ? ctx.streamDefinition(r, db, name) : undefined;
+    return def ? visibleColumns(def) : undefined;
+  };
+  const bound = binder.select(nestRangeJoinChain(inlineChangelogCtes(query) as SelectQuery, streamColumns));
   const sources = binder.sources;
   if (sources.length === 0)
     throw err('INCORRECT_QUERY', { detail: 'The query reads no stream; run it historically' });
@@ -247,6 +259,8 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   }
 
   select = overToSubstreams(select);
+  // A CTE that passes a join through whole, joined on: one chain of joins (join-cte-inline.ts).
+  select = inlineJoinCte(select);
   // changelog(s, key...): its source is read as the changelog of its keys (changelog-input.ts).
   const changelogFunctions = bindChangelogFunctions(
     select,
@@ -283,7 +297,9 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   let latestSources: ReadonlyMap<number, number> = new Map();
   // Right sides of enrichment joins whose rows are kept in an engine table (join-inputs.ts).
   const keptTables = new Map<number, string>();
-  let changelogSources: ReadonlySet<number> = new Set();
+  let sideReads: ReadonlyMap<number, JoinSideKind> = new Map();
+  // Where the query started reading each source (changelog() sides of a join start there).
+  const queryStart = [...startAfter];
   const rangeSql = (s: BoundSource) => {
     const conversion = conversions.get(s.index);
     if (conversion) {
@@ -293,11 +309,10 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
         start: String(startAfter[s.index] ?? -1),
       });
     }
-    if (s.kind === 'stream' && changelogSources.has(s.index)) {
-      // As of __TRB_AT_i__: every key, or only the keys changed in (lo, hi].
-      const def = s.definition;
-      const keys = def.keyColumns.join(', ');
-      return `(SELECT * FROM ${latestRowsUpTo(def, P.at(s.index))} WHERE ${P.all(s.index)} = 1 OR (${keys}) IN (SELECT ${keys} FROM ${rangeSource(def)} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}))`;
+    const side = sideReads.get(s.index);
+    if (s.kind === 'stream' && side !== undefined) {
+      const after = enrichments.has(s.index) ? String(queryStart[s.index] ?? -1) : '-1';
+      return joinSideSql(definitionOf(s)!, s.index, side, after);
     }
     const kept = keptTables.get(s.index);
     if (s.kind === 'stream' && kept !== undefined) return latestRowsIn(definitionOf(s)!, kept);
@@ -328,6 +343,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     {
       engine: ctx.engine,
       keepVersions: keepVersions(settings),
+      derivedColumns: (i) => children.find((c) => c.source.index === i)?.program.header.map((h) => h.name),
       resolver: ranged,
       translate: (q) => translate(q),
       snapshotTable: () => `${STATE_DB}.s_${randomUUID().replaceAll('-', '')}`,
@@ -336,9 +352,11 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   );
   select = joins.select;
   latestSources = joins.latestSources;
-  changelogSources = joins.changelogSources ?? new Set();
-  // A join of kv streams starts from both sides' whole history (their state).
-  for (const i of changelogSources) startAfter[i] = -1;
+  sideReads = joins.sideReads ?? new Map();
+  // A join of changelog streams starts from their whole history (their state); changelog(s, k)
+  // starts with the query.
+  if (joins.program?.kind === 'changelog')
+    for (const i of sideReads.keys()) if (!enrichments.has(i)) startAfter[i] = -1;
   if (joins.snapshots.length > 0) {
     await ctx.engine.query(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(STATE_DB)}`);
     for (const s of joins.snapshots) {
@@ -350,6 +368,17 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   }
   const snapshotTables = joins.snapshots.map((s) => s.table);
   let join = joins.program;
+  if (!join && joins.snapshots.length > 0) {
+    // A changelog input joined with table(...): its rows keep their `_tp_delta` through the join;
+    // a versioned_kv stream's new version retracts its previous one from the query's start.
+    const left = leftChangelogStream(select, sources);
+    if (left) {
+      const def = left.source.definition;
+      if (def.mode === 'versioned_kv' && !conversions.has(left.source.index))
+        conversions.set(left.source.index, { from: rangeSource(def), keys: def.keyColumns });
+      select = qualifiedDelta(select, left.alias);
+    }
+  }
   const kvRight = join?.kind === 'enrich' ? joinSources[join.right] : undefined;
   if (join?.kind === 'enrich' && kvRight?.kind === 'stream' && latestSources.get(join.right) === 1) {
     // The right side's rows up to the start, kept in an engine table; each step appends its range.
@@ -442,11 +471,15 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     throw err('NOT_IMPLEMENTED', { detail: 'aggregations over more than one stream are not supported yet' });
   // An aggregation over a changelog input retracts (retracting-input.ts). A join plans its own
   // kv sides (join-planner.ts).
-  const retract = join
-    ? undefined
-    : retractingInput(sources[0], conversions, (i) =>
-        children.find((c) => c.source.index === i)?.program.header.some((h) => h.name === '_tp_delta'),
-      );
+  // A join of changelog inputs: its rows carry the product of their sides' `_tp_delta`.
+  const joinDelta = joins.deltaOf;
+  const retract = joinDelta
+    ? { index: -1, description: 'a join of changelog inputs', fromStart: false, conversion: undefined }
+    : join
+      ? undefined
+      : retractingInput(sources[0], conversions, (i) =>
+          children.find((c) => c.source.index === i)?.program.header.some((h) => h.name === '_tp_delta'),
+        );
   if (retract) {
     if (retract.conversion) conversions.set(retract.index, retract.conversion);
     if (retract.fromStart) {
@@ -455,7 +488,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       const source = sources[retract.index];
       if (source?.kind === 'stream' && ctx.committedSn(source.key) >= 0) backfill = true;
     }
-    select = carryDelta(select);
+    if (!joinDelta) select = carryDelta(select);
   }
   if (wf && wf.name.toLowerCase() === 'session') {
     if (retract)
@@ -500,10 +533,11 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       detail: 'aggregate functions with OVER (...) are not supported in streaming queries yet',
     });
   }
-  const split = splitAggregation(select, {
+  let split = splitAggregation(select, {
     window: shape === 'window',
     ...(retract ? { retract: retract.description } : {}),
   });
+  if (joinDelta) split = { ...split, fold: joinDeltaOf(split.fold, joinDelta) };
   const win = wf ? windowShape(wf) : undefined;
 
   // The fold: partial states per group, with the batch number and (windows) the late-row filter.

@@ -184,7 +184,7 @@ test('versioned_kv JOIN versioned_kv: a changelog, replaced joined rows retracte
   await q2.cancel();
 });
 
-test('LATEST joins against versioned_kv, LEFT and aggregated joins of two kv streams are refused for now', async () => {
+test('LATEST joins against versioned_kv and LEFT joins of two kv streams are refused for now', async () => {
   const l = await api.createStream('kl', '(i int32, s string)');
   const r = await api.createStream('kr', "(ii int32, ss string) PRIMARY KEY ss SETTINGS mode='versioned_kv'");
   const r2 = await api.createStream(
@@ -194,7 +194,6 @@ test('LATEST joins against versioned_kv, LEFT and aggregated joins of two kv str
   for (const sql of [
     `SELECT i, ii FROM ${l} LATEST JOIN ${r} ON s = ss`,
     `SELECT ii, j FROM ${r} LEFT JOIN ${r2} ON ss = sss`,
-    `SELECT sum(ii + j) FROM ${r} INNER JOIN ${r2} ON ss = sss GROUP BY ss`,
   ]) {
     const e = await api.startError(sql);
     assert.equal(e.code, 48, `${sql}: ${e.message}`);
