@@ -33,7 +33,8 @@ async function notSupported(): Promise<string[]> {
 
 test('every statement the SQL reference lists as not supported yet answers code 48', async () => {
   const statements = await notSupported();
-  assert.ok(statements.length >= 10, `${statements.length} statements`);
+  // A sanity check that the block was read whole (it shrinks as statements become supported).
+  assert.ok(statements.length >= 5, `${statements.length} statements`);
   for (const sql of statements) {
     // /queries detects the kind (on /exec, `type` would refuse SHOW or EXPLAIN as "ddl" first).
     const r = await h.call('POST', '/v1beta2/queries', { body: { sql } });
