@@ -91,6 +91,27 @@ export class StreamingApi {
     assert.equal(r.status, 200, `ingest into ${stream} -> ${r.status} ${text}`);
   }
 
+  /**
+   * A historical query through POST /v1beta2/queries (in-process): its result header (name and
+   * type of each column, from the `event: query` block) and every row of its data blocks.
+   */
+  async historical(sql: string): Promise<{ header: { name: string; type: string }[]; rows: Row[] }> {
+    const r = await this.h.call('POST', '/v1beta2/queries', { body: { sql } });
+    assert.equal(r.statusCode, 200, `${sql}: ${r.body}`);
+    const rows: Row[] = [];
+    let header: { name: string; type: string }[] = [];
+    for (const block of r.body.split('\n\n')) {
+      const lines = block.split('\n');
+      const data = lines.find((l) => l.startsWith('data: '));
+      if (!data) continue;
+      const value = JSON.parse(data.slice(6));
+      if (lines.some((l) => l.startsWith('event: '))) {
+        if (value?.result?.header) header = value.result.header;
+      } else rows.push(...(value as Row[]));
+    }
+    return { header, rows };
+  }
+
   /** Start a streaming query and wait for its first `event: query`. */
   start(sql: string, options: { batchMs?: number } = {}): Promise<StreamingQuery> {
     return StreamingQuery.start(this, sql, options);

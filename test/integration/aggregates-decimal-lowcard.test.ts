@@ -20,22 +20,10 @@ const INSERT = `INSERT INTO agg_d (id, p, q, n, t) VALUES
   ('a', 1.25, 10.5, 1, '2024-01-01 00:00:01'), ('b', 3.5, 2.25, 2, '2024-01-01 00:00:02'),
   ('a', 2.75, 7.125, 3, '2024-01-01 00:00:03'), ('c', 0.5, 1, 4, '2024-01-01 00:00:12')`;
 
+/** Header (`name: type`) and rows of a historical query. */
 async function historical(sql: string): Promise<{ header: string[]; rows: unknown[][] }> {
-  const r = await api.h.call('POST', '/v1beta2/queries', { body: { sql } });
-  assert.equal(r.statusCode, 200, `${sql}: ${r.body}`);
-  const rows: unknown[][] = [];
-  let header: string[] = [];
-  for (const block of r.body.split('\n\n')) {
-    const lines = block.split('\n');
-    const data = lines.find((l) => l.startsWith('data: '));
-    if (!data) continue;
-    const value = JSON.parse(data.slice(6));
-    if (lines.some((l) => l.startsWith('event: '))) {
-      if (value?.result?.header)
-        header = value.result.header.map((c: { name: string; type: string }) => `${c.name}: ${c.type}`);
-    } else rows.push(...(value as unknown[][]));
-  }
-  return { header, rows };
+  const { header, rows } = await api.historical(sql);
+  return { header: header.map((c) => `${c.name}: ${c.type}`), rows };
 }
 
 const GLOBAL =

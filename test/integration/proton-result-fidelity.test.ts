@@ -16,21 +16,10 @@ after(() => api.close());
 
 const ROWS = `INSERT INTO fid_s (id, v, j) VALUES ('a', 58.3, '{"a":[1,2]} x1y2'), ('b', 1.1, '{"a":[3]}'), ('a', 2.5, '{"a":[3]}')`;
 
+/** Header names and rows of a historical query. */
 async function historical(sql: string): Promise<{ header: string[]; rows: unknown[][] }> {
-  const r = await api.h.call('POST', '/v1beta2/queries', { body: { sql } });
-  assert.equal(r.statusCode, 200, `${sql}: ${r.body}`);
-  const rows: unknown[][] = [];
-  let header: string[] = [];
-  for (const block of r.body.split('\n\n')) {
-    const lines = block.split('\n');
-    const data = lines.find((l) => l.startsWith('data: '));
-    if (!data) continue;
-    const value = JSON.parse(data.slice(6));
-    if (lines.some((l) => l.startsWith('event: '))) {
-      if (value?.result?.header) header = value.result.header.map((c: { name: string }) => c.name);
-    } else rows.push(...(value as unknown[][]));
-  }
-  return { header, rows };
+  const { header, rows } = await api.historical(sql);
+  return { header: header.map((c) => c.name), rows };
 }
 
 const REGEXP =

@@ -18,20 +18,8 @@ after(() => api.close());
 
 /** Header names and rows of a historical query. */
 async function historical(sql: string): Promise<{ header: string[]; rows: unknown[][] }> {
-  const r = await api.h.call('POST', '/v1beta2/queries', { body: { sql } });
-  assert.equal(r.statusCode, 200, `${sql}: ${r.body}`);
-  const rows: unknown[][] = [];
-  let header: string[] = [];
-  for (const block of r.body.split('\n\n')) {
-    const lines = block.split('\n');
-    const data = lines.find((l) => l.startsWith('data: '));
-    if (!data) continue;
-    const value = JSON.parse(data.slice(6));
-    if (lines.some((l) => l.startsWith('event: '))) {
-      if (value?.result?.header) header = value.result.header.map((c: { name: string }) => c.name);
-    } else rows.push(...(value as unknown[][]));
-  }
-  return { header, rows };
+  const { header, rows } = await api.historical(sql);
+  return { header: header.map((c) => c.name), rows };
 }
 
 const DOC = '{"a":{"b":[1,"x",{"c":2}]},"s":"text","n":"10","f":"3.5","t":true,"k.d":5,"m":[[1,2],[3]]}';
