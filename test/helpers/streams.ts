@@ -57,8 +57,16 @@ export async function rows(h: Harness, sql: string): Promise<unknown[][]> {
     .map((l) => JSON.parse(l) as unknown[]);
 }
 
+/**
+ * Every row stored in a stream (its whole history, kv modes too), read from the engine under the
+ * stream's flush lock as every query's read is: a read racing a buffer flush can miss the rows
+ * moving from the buffer into the MergeTree (src/stream/flush-lock.ts).
+ */
 export async function count(h: Harness, stream: string, db = 'default'): Promise<number> {
-  const [[n]] = (await rows(h, `SELECT count() FROM \`${db}\`.\`${stream}\``)) as [[string | number]];
+  const sql = `SELECT count() FROM \`${db}\`.\`${stream}\``;
+  const [[n]] = (await h.trb.services.streams.read([`${db}.${stream}`], () => rows(h, sql))) as [
+    [string | number],
+  ];
   return Number(n);
 }
 
