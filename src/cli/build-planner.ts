@@ -392,6 +392,7 @@ export function buildPlanner(deps: PlannerDeps): {
     defaultDatabase: DEFAULT_DATABASE,
     // INSERT into an external table, else into an http external stream, else into a stream.
     insert: insertIntoStreams,
+    select,
     mvs,
     ...(deps.dataDir !== undefined ? { dataDir: deps.dataDir } : {}),
     ...(deps.logger ? { logger: deps.logger } : {}),

@@ -5,11 +5,14 @@ import type { Engine } from '../engine/engine.ts';
 import type { Logger } from '../log/logger.ts';
 import type { SqlQueryPlanner } from '../queries/sql-planner.ts';
 import type { StatementHandler } from '../queries/statement-handler.ts';
+import type { Query } from '../sql/ast/query.ts';
 import type { InsertStatement } from '../sql/ast/statement.ts';
 import type { StreamStore } from '../stream/stream-store.ts';
 import type { CatalogResolver } from '../streaming/catalog-resolver.ts';
 import type { MaterializedViews } from '../views/materialized-views.ts';
+import { Bz2ReadMirror } from './bz2-read-mirror.ts';
 import { externalInsertHandler, ObjectIndexes } from './external-table-insert.ts';
+import { externalTablesRead } from './external-table-reads.ts';
 import {
   createExternalTableHandler,
   dropExternalTableHandler,
@@ -31,6 +34,8 @@ export interface ExternalWiringDeps {
   catalog: Catalog;
   streams: StreamStore;
   defaultDatabase: string;
+  /** The SELECT planner: SELECTs reading bz2 tables and streaming INSERTs go through it. */
+  select: StatementHandler<Query>;
   /** The INSERT handler of streams: INSERTs into other targets go there. */
   insert: StatementHandler<InsertStatement>;
   /** Materialized views: they may write INTO external tables (with a data directory for the spools). */
@@ -55,9 +60,21 @@ export function wireExternalTables(deps: ExternalWiringDeps): {
     nameTaken: (db, name) =>
       deps.streams.get(db, name) !== undefined || deps.catalog.get('view', `${db}.${name}`) !== undefined,
     ...(schemas ? { formatSchemaPath: (ref: string) => schemas.enginePath(ref) } : {}),
+    ...(deps.dataDir !== undefined
+      ? { bz2Mirror: new Bz2ReadMirror(join(deps.dataDir, 'external_reads'), deps.logger) }
+      : {}),
     ...(deps.logger ? { logger: deps.logger } : {}),
   });
   deps.resolver.addFallback(tables.resolver());
+  // A SELECT reading s3 tables of bz2 objects: their decompressed copies are brought up to date first.
+  const select: StatementHandler<Query> = async (query, ctx) => {
+    for (const key of externalTablesRead(query, deps.resolver)) {
+      const dot = key.indexOf('.');
+      await tables.prepareRead(key.slice(0, dot), key.slice(dot + 1));
+    }
+    return deps.select(query, ctx);
+  };
+  planner.register('Select', select).register('Union', select);
   const indexes = new ObjectIndexes();
   if (deps.dataDir !== undefined)
     deps.mvs.useExternalTargets(
@@ -83,6 +100,15 @@ export function wireExternalTables(deps: ExternalWiringDeps): {
         defaultDatabase,
         readStreams: (keys, work) => deps.streams.read(keys, work),
         indexes,
+        ...(deps.dataDir !== undefined
+          ? {
+              streaming: {
+                select,
+                spoolRoot: join(deps.dataDir, 'external_writes'),
+                ...(deps.logger ? { logger: deps.logger } : {}),
+              },
+            }
+          : {}),
       },
       deps.insert,
     ),
