@@ -176,11 +176,13 @@ export function buildPlanner(deps: PlannerDeps): {
   // External streams (src/external/streams): the views and MVs that guard their names come below.
   let mvsLater: MaterializedViews | undefined;
   let viewsLater: ViewStore | undefined;
+  let externalTablesLater: ExternalTables | undefined;
   const externals = new ExternalStreams({
     catalog: deps.catalog,
     streams: deps.streams,
     defaultDatabase: DEFAULT_DATABASE,
-    nameTaken: (db, name) => viewsLater?.get(db, name) !== undefined,
+    nameTaken: (db, name) =>
+      viewsLater?.get(db, name) !== undefined || externalTablesLater?.get(db, name) !== undefined,
     writersOf: (db, name) =>
       (mvsLater?.list(db) ?? []).filter((r) => r.value.target_stream === name).map((r) => r.key),
     ...(deps.dataDir ? { dataDir: deps.dataDir } : {}),
@@ -397,6 +399,7 @@ export function buildPlanner(deps: PlannerDeps): {
     ...(deps.dataDir !== undefined ? { dataDir: deps.dataDir } : {}),
     ...(deps.logger ? { logger: deps.logger } : {}),
   });
+  externalTablesLater = externalTables;
   return {
     planner,
     dispatch,

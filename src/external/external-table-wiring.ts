@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { PlannerDispatch } from '../cli/build-planner.ts';
 import type { Engine } from '../engine/engine.ts';
+import { err } from '../errors/tributary-error.ts';
 import type { Logger } from '../log/logger.ts';
 import type { SqlQueryPlanner } from '../queries/sql-planner.ts';
 import type { StatementHandler } from '../queries/statement-handler.ts';
@@ -66,6 +67,15 @@ export function wireExternalTables(deps: ExternalWiringDeps): {
     ...(deps.logger ? { logger: deps.logger } : {}),
   });
   deps.resolver.addFallback(tables.resolver());
+  // One namespace: a stream does not take an external table's name.
+  deps.streams.guard({
+    beforeCreate: (db, name) => {
+      if (tables.get(db, name))
+        throw err('STREAM_ALREADY_EXISTS', {
+          name: db === defaultDatabase ? name : `${db}.${name}`,
+        });
+    },
+  });
   // A SELECT reading s3 tables of bz2 objects: their decompressed copies are brought up to date first.
   const select: StatementHandler<Query> = async (query, ctx) => {
     for (const key of externalTablesRead(query, deps.resolver)) {

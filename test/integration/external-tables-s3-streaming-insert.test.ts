@@ -54,7 +54,7 @@ test('INSERT INTO s3 table SELECT FROM stream writes continuously until canceled
   const q = await api.start(
     'INSERT INTO sink_s3 (k, n) SETTINGS s3_max_upload_idle_seconds = 1 SELECT name, v * 10 FROM src',
   );
-  assert.equal(q.info.analysis.query_type, 'insert');
+  assert.equal((q.info.analysis as { query_type: string }).query_type, 'insert');
   const listed = (await (await api.get('/v1beta2/queries')).json()) as { id: string; status: string }[];
   assert.equal(listed.find((x) => x.id === q.id)?.status, 'running');
 
