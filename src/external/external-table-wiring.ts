@@ -26,6 +26,7 @@ import { ExternalTables } from './external-tables.ts';
 import { registerFormatSchemaStatements } from './format-schema-statements.ts';
 import { FormatSchemas } from './format-schemas.ts';
 import { s3ViewTargets } from './s3-view-writer.ts';
+import { EXTERNAL_STREAM_KIND } from './streams/external-streams.ts';
 
 export interface ExternalWiringDeps {
   planner: SqlQueryPlanner;
@@ -59,7 +60,9 @@ export function wireExternalTables(deps: ExternalWiringDeps): {
     catalog: deps.catalog,
     defaultDatabase,
     nameTaken: (db, name) =>
-      deps.streams.get(db, name) !== undefined || deps.catalog.get('view', `${db}.${name}`) !== undefined,
+      deps.streams.get(db, name) !== undefined ||
+      deps.catalog.get('view', `${db}.${name}`) !== undefined ||
+      deps.catalog.get(EXTERNAL_STREAM_KIND, `${db}.${name}`) !== undefined,
     ...(schemas ? { formatSchemaPath: (ref: string) => schemas.enginePath(ref) } : {}),
     ...(deps.dataDir !== undefined
       ? { bz2Mirror: new Bz2ReadMirror(join(deps.dataDir, 'external_reads'), deps.logger) }

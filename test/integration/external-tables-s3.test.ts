@@ -302,6 +302,11 @@ test('one namespace: a stream or external stream cannot take an external table n
     "CREATE EXTERNAL STREAM ns_t (n int32) SETTINGS type='http', url='http://127.0.0.1:9/x'",
   );
   assert.equal(external.status, 409);
+  await exec("CREATE EXTERNAL STREAM ns_x (n int32) SETTINGS type='http', url='http://127.0.0.1:9/x'");
+  const reverse = await fails(
+    `CREATE EXTERNAL TABLE ns_x (n int32) SETTINGS type='s3', ${creds()}, write_to='ns/y.csv'`,
+  );
+  assert.equal(reverse.status, 409);
   await exec('CREATE VIEW ns_v AS SELECT n * 2 AS m FROM ns_t');
   await exec('CREATE STREAM ns_s (n int32)');
   await exec('CREATE MATERIALIZED VIEW ns_mv INTO ns_t AS SELECT n FROM ns_s');
