@@ -115,3 +115,16 @@ test('a SELECT of another width is refused before anything runs', async () => {
   assert.equal(ro.status, 400);
   assert.match(ro.message, /unknown setting s3_max_upload_idle_secs/);
 });
+
+test('a server stop ends the streaming INSERT and uploads what it buffered', async () => {
+  await api.exec('CREATE STREAM src4 (k string, n int32)');
+  await api.exec(
+    `CREATE EXTERNAL TABLE sink4 (k string, n int32) SETTINGS type='s3', ${keys()}, write_to='si4/part.json', s3_max_upload_idle_seconds=3600`,
+  );
+  const q = await api.start('INSERT INTO sink4 SELECT k, n FROM src4');
+  await api.ingest('src4', ['k', 'n'], [['s', 7]]);
+  await q.waitForScanned(1);
+  assert.deepEqual(await s3.keys('si4/'), []);
+  api = await StreamingApi.attach(await api.h.restart());
+  assert.deepEqual(await objectRows('si4/'), ['s:7']);
+});
