@@ -135,8 +135,7 @@ export class ExternalTables {
     if (writers.length)
       throw err('HAVE_DEPENDENT_OBJECTS', { name: `${db}.${name}`, dependents: writers.join(', ') });
     await this.deps.catalog.delete(KIND, scopedKey(db, name));
-    await this.deps.engine.query(`DROP TABLE IF EXISTS ${this.engineTable(db, name)}`);
-    this.generations.delete(`${db}.${name}`);
+    await this.dropEngineTables(db, name);
     await this.deps.bz2Mirror?.remove(`${db}.${name}`);
     return true;
   }
@@ -172,10 +171,19 @@ export class ExternalTables {
     const creds = await resolveS3Credentials(record.name, config);
     if (!(await mirror.sync(`${db}.${name}`, config, creds))) return;
     const key = `${db}.${name}`;
-    const previous = this.engineTable(db, name);
     this.generations.set(key, (this.generations.get(key) ?? 0) + 1);
+    // Earlier generations stay until the table is dropped: a running streaming query may read one.
     await this.deps.engine.query(this.bz2ReadTableDdl(record, config, mirror));
-    await this.deps.engine.query(`DROP TABLE IF EXISTS ${previous}`);
+  }
+
+  /** The engine table of `db.name`, and every earlier generation of it. */
+  private async dropEngineTables(db: string, name: string): Promise<void> {
+    const generation = this.generations.get(`${db}.${name}`) ?? 0;
+    for (let g = generation; g >= 0; g--) {
+      if (g === 0) this.generations.delete(`${db}.${name}`);
+      else this.generations.set(`${db}.${name}`, g);
+      await this.deps.engine.query(`DROP TABLE IF EXISTS ${this.engineTable(db, name)}`);
+    }
   }
 
   private bz2ReadTableDdl(record: ExternalTableRecord, config: S3TableConfig, mirror: Bz2ReadMirror): string {

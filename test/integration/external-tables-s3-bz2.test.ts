@@ -5,10 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Harness, startHarness } from '../helpers/harness.ts';
 import { type LocalS3, S3_KEY, S3_SECRET, startLocalS3 } from '../helpers/s3-server.ts';
+import { StreamingApi } from '../helpers/streaming-client.ts';
 
 let h: Harness;
 let s3: LocalS3;
@@ -141,6 +144,14 @@ test('read_from over bz2 objects written by others: globs, new, changed and remo
     `CREATE EXTERNAL TABLE bsel (k int32, v string) SETTINGS type='s3', ${keys()}, read_from='in/{a,d}.csv.bz2', compression_method='bz2'`,
   );
   assert.deepEqual(await rows('SELECT sum(k) FROM bsel'), [[15]]);
+  // DROP removes the table's copies (and every engine table over them).
+  assert.ok(existsSync(join(h.dataDir, 'external_reads', 'default.bin')));
+  await exec('DROP EXTERNAL TABLE bin');
+  assert.ok(!existsSync(join(h.dataDir, 'external_reads', 'default.bin')));
+  await exec(
+    `CREATE EXTERNAL TABLE bin (k int32, v string) SETTINGS type='s3', ${keys()}, read_from='in/*.csv.bz2'`,
+  );
+  assert.deepEqual(await rows('SELECT sum(k) FROM bin'), [[15]]);
 });
 
 test('an object that is not bz2: a clear error naming it (code 11207), no secret', async () => {
@@ -173,4 +184,24 @@ test('a materialized view INTO a bz2 table uploads bz2 objects', async () => {
   assert.equal(bytes.subarray(0, 3).toString(), 'BZh');
   assert.deepEqual(bunzip(bytes).split('\n').filter(Boolean).map(Number).sort(), [1, 2, 3]);
   assert.deepEqual(await rows('SELECT sum(n) FROM bout'), [[6]]);
+});
+
+test('a streaming query joining a stream with a bz2 table reads the objects as of its start', async () => {
+  await s3.put('dim/names.csv.bz2', bzip('1,"one"\n2,"two"\n'));
+  await exec(
+    `CREATE EXTERNAL TABLE bdim (k int32, name string) SETTINGS type='s3', ${keys()}, read_from='dim/*.csv.bz2'`,
+  );
+  await exec('CREATE STREAM bclicks (k int32, v int32)');
+  const api = await StreamingApi.attach(h);
+  const q = await api.start('SELECT c.k, d.name FROM bclicks AS c INNER JOIN bdim AS d ON c.k = d.k');
+  await api.ingest(
+    'bclicks',
+    ['k', 'v'],
+    [
+      [2, 20],
+      [3, 30],
+    ],
+  );
+  assert.deepEqual(await q.waitForRows(1), [[2, 'two']]);
+  await q.cancel();
 });
