@@ -96,7 +96,13 @@ export class S3ViewWriter implements ViewWriter {
   async discard(): Promise<void> {
     await this.close();
     const spool = await this.opened();
-    if (spool.state.length > 0 && this.header.length) await this.upload(spool).catch(() => undefined);
+    if (spool.state.length > 0 && this.header.length)
+      await this.upload(spool).catch((e) =>
+        this.o.logger?.warn(
+          { table: `${this.o.db}.${this.o.table}`, error: (e as Error).message, rows: this.o.spoolDir },
+          'external table: the last buffered rows could not be uploaded; they are dropped',
+        ),
+      );
     await spool.remove();
   }
 
