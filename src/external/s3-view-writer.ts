@@ -99,7 +99,7 @@ export class S3ViewWriter implements ViewWriter {
     if (spool.state.length > 0 && this.header.length)
       await this.upload(spool).catch((e) =>
         this.o.logger?.warn(
-          { table: `${this.o.db}.${this.o.table}`, error: (e as Error).message, rows: this.o.spoolDir },
+          { table: `${this.o.db}.${this.o.table}`, error: (e as Error).message },
           'external table: the last buffered rows could not be uploaded; they are dropped',
         ),
       );
