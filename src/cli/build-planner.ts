@@ -176,11 +176,13 @@ export function buildPlanner(deps: PlannerDeps): {
   // External streams (src/external/streams): the views and MVs that guard their names come below.
   let mvsLater: MaterializedViews | undefined;
   let viewsLater: ViewStore | undefined;
+  let externalTablesLater: ExternalTables | undefined;
   const externals = new ExternalStreams({
     catalog: deps.catalog,
     streams: deps.streams,
     defaultDatabase: DEFAULT_DATABASE,
-    nameTaken: (db, name) => viewsLater?.get(db, name) !== undefined,
+    nameTaken: (db, name) =>
+      viewsLater?.get(db, name) !== undefined || externalTablesLater?.get(db, name) !== undefined,
     writersOf: (db, name) =>
       (mvsLater?.list(db) ?? []).filter((r) => r.value.target_stream === name).map((r) => r.key),
     ...(deps.dataDir ? { dataDir: deps.dataDir } : {}),
@@ -392,10 +394,12 @@ export function buildPlanner(deps: PlannerDeps): {
     defaultDatabase: DEFAULT_DATABASE,
     // INSERT into an external table, else into an http external stream, else into a stream.
     insert: insertIntoStreams,
+    select,
     mvs,
     ...(deps.dataDir !== undefined ? { dataDir: deps.dataDir } : {}),
     ...(deps.logger ? { logger: deps.logger } : {}),
   });
+  externalTablesLater = externalTables;
   return {
     planner,
     dispatch,

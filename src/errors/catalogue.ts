@@ -595,6 +595,12 @@ export const ERRORS = {
     system: 'timeplusd',
     message: 'Format schema {name}: {detail}',
   },
+  EXTERNAL_TABLE_OBJECT_STORE: {
+    code: 11207,
+    status: 502,
+    system: 'connector',
+    message: 'External table object store: {detail}',
+  },
 
   // --- engine and server (109xx) ---
   ENGINE_UNAVAILABLE: {

@@ -1,19 +1,27 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import type { Engine } from '../engine/engine.ts';
 import { guardedEngine } from '../engine/guarded-engine.ts';
 import { quoteIdent } from '../engine/settings-clause.ts';
 import { err } from '../errors/tributary-error.ts';
+import type { Logger } from '../log/logger.ts';
 import type { StatementHandler } from '../queries/statement-handler.ts';
 import { settingsRecord } from '../queries/statements/stream-spec-from-ast.ts';
 import { statementPlan } from '../queries/static-rows.ts';
 import { isStreamingQuery } from '../sql/analyzer/streaming.ts';
+import type { Query } from '../sql/ast/query.ts';
 import type { InsertStatement } from '../sql/ast/statement.ts';
 import { recordingResolver, type TableResolver } from '../sql/translator/resolver.ts';
 import { translateExpression, translateQuery } from '../sql/translator/translate.ts';
+import { PauseGate } from '../views/pause-gate.ts';
 import type { ExternalTableRecord } from './external-table-definition.ts';
 import { type ExternalTables, scrubbed } from './external-tables.ts';
-import { engineSettings, insertHead } from './s3-engine-sql.ts';
+import { engineSettings } from './s3-engine-sql.ts';
 import { newObjectKey, timestampIndex } from './s3-object-keys.ts';
+import { writeObjects } from './s3-object-write.ts';
+import { S3StreamingInsert } from './s3-streaming-insert.ts';
 import { s3Limits } from './s3-table-settings.ts';
+import { S3ViewWriter } from './s3-view-writer.ts';
 
 export interface ExternalInsertDeps {
   engine: Engine;
@@ -26,6 +34,11 @@ export interface ExternalInsertDeps {
   clock?: () => Date;
   /** Timestamp indexes of new objects, shared with the writers of materialized views. */
   indexes?: ObjectIndexes;
+  /**
+   * For INSERT ... SELECT from a stream (run as a streaming query): the SELECT's planner, and the
+   * directory where such inserts spool their rows. Without them, it is refused.
+   */
+  streaming?: { select: StatementHandler<Query>; spoolRoot: string; logger?: Logger };
 }
 
 /**
@@ -73,11 +86,32 @@ export function externalInsertHandler(
           });
       source = `VALUES ${s.values.map((row) => `(${row.map((e) => translateExpression(e)).join(', ')})`).join(', ')}`;
     } else if (s.query) {
-      if (isStreamingQuery(s.query, deps.resolver))
-        throw err('NOT_IMPLEMENTED', {
-          detail:
-            'INSERT into an s3 table from a stream runs forever and is not supported yet; read table(<stream>) to write what the stream holds now',
+      if (isStreamingQuery(s.query, deps.resolver)) {
+        const streaming = deps.streaming;
+        if (!streaming)
+          throw err('NOT_IMPLEMENTED', {
+            detail:
+              'INSERT into an s3 table from a stream needs a server with a data directory; read table(<stream>) to write what the stream holds now',
+          });
+        const select = await streaming.select(s.query, {
+          ...ctx,
+          options: { ...ctx.options, type: 'streaming' },
         });
+        if (select.kind !== 'rows')
+          throw err('INTERNAL', { detail: 'the SELECT of a streaming INSERT planned no rows' });
+        const writer = new S3ViewWriter({
+          tables: deps.tables,
+          engine: deps.engine,
+          db: record.db,
+          table: record.name,
+          spoolDir: join(streaming.spoolRoot, `insert-${randomUUID()}`),
+          gate: new PauseGate(),
+          indexes,
+          limits,
+          ...(streaming.logger ? { logger: streaming.logger } : {}),
+        });
+        return new S3StreamingInsert(select, columns, writer, record.name);
+      }
       source = translateQuery(s.query, {
         resolver: recordingResolver(deps.resolver, reads),
         protonColumnNames: false,
@@ -93,18 +127,22 @@ export function externalInsertHandler(
         config.writeTo as string,
         indexes.next(`${record.db}.${record.name}`, clock()),
       );
-      const sql = `${insertHead({
-        key,
-        structure,
-        config,
-        creds,
-        ...(partitionBy !== undefined ? { partitionBy } : {}),
-        columns: columns.map(quoteIdent),
-        settings: engineSettings(config, limits, formatSchemaPath),
-      })} ${source}`;
       const engine = guardedEngine(deps.engine, (work) => deps.readStreams(reads, work));
       try {
-        await engine.query(sql, { lane: 'user', signal });
+        await writeObjects(
+          engine,
+          {
+            key,
+            structure,
+            config,
+            creds,
+            ...(partitionBy !== undefined ? { partitionBy } : {}),
+            columns: columns.map(quoteIdent),
+            settings: engineSettings(config, limits, formatSchemaPath),
+          },
+          source,
+          { lane: 'user', signal },
+        );
       } catch (e) {
         throw scrubbed(e, creds);
       }

@@ -2,14 +2,18 @@ import { join } from 'node:path';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { PlannerDispatch } from '../cli/build-planner.ts';
 import type { Engine } from '../engine/engine.ts';
+import { err } from '../errors/tributary-error.ts';
 import type { Logger } from '../log/logger.ts';
 import type { SqlQueryPlanner } from '../queries/sql-planner.ts';
 import type { StatementHandler } from '../queries/statement-handler.ts';
+import type { Query } from '../sql/ast/query.ts';
 import type { InsertStatement } from '../sql/ast/statement.ts';
 import type { StreamStore } from '../stream/stream-store.ts';
 import type { CatalogResolver } from '../streaming/catalog-resolver.ts';
 import type { MaterializedViews } from '../views/materialized-views.ts';
+import { Bz2ReadMirror } from './bz2-read-mirror.ts';
 import { externalInsertHandler, ObjectIndexes } from './external-table-insert.ts';
+import { externalTablesRead } from './external-table-reads.ts';
 import {
   createExternalTableHandler,
   dropExternalTableHandler,
@@ -22,6 +26,7 @@ import { ExternalTables } from './external-tables.ts';
 import { registerFormatSchemaStatements } from './format-schema-statements.ts';
 import { FormatSchemas } from './format-schemas.ts';
 import { s3ViewTargets } from './s3-view-writer.ts';
+import { EXTERNAL_STREAM_KIND } from './streams/external-streams.ts';
 
 export interface ExternalWiringDeps {
   planner: SqlQueryPlanner;
@@ -31,6 +36,8 @@ export interface ExternalWiringDeps {
   catalog: Catalog;
   streams: StreamStore;
   defaultDatabase: string;
+  /** The SELECT planner: SELECTs reading bz2 tables and streaming INSERTs go through it. */
+  select: StatementHandler<Query>;
   /** The INSERT handler of streams: INSERTs into other targets go there. */
   insert: StatementHandler<InsertStatement>;
   /** Materialized views: they may write INTO external tables (with a data directory for the spools). */
@@ -53,11 +60,34 @@ export function wireExternalTables(deps: ExternalWiringDeps): {
     catalog: deps.catalog,
     defaultDatabase,
     nameTaken: (db, name) =>
-      deps.streams.get(db, name) !== undefined || deps.catalog.get('view', `${db}.${name}`) !== undefined,
+      deps.streams.get(db, name) !== undefined ||
+      deps.catalog.get('view', `${db}.${name}`) !== undefined ||
+      deps.catalog.get(EXTERNAL_STREAM_KIND, `${db}.${name}`) !== undefined,
     ...(schemas ? { formatSchemaPath: (ref: string) => schemas.enginePath(ref) } : {}),
+    ...(deps.dataDir !== undefined
+      ? { bz2Mirror: new Bz2ReadMirror(join(deps.dataDir, 'external_reads'), deps.logger) }
+      : {}),
     ...(deps.logger ? { logger: deps.logger } : {}),
   });
   deps.resolver.addFallback(tables.resolver());
+  // One namespace: a stream does not take an external table's name.
+  deps.streams.guard({
+    beforeCreate: (db, name) => {
+      if (tables.get(db, name))
+        throw err('STREAM_ALREADY_EXISTS', {
+          name: db === defaultDatabase ? name : `${db}.${name}`,
+        });
+    },
+  });
+  // A SELECT reading s3 tables of bz2 objects: their decompressed copies are brought up to date first.
+  const select: StatementHandler<Query> = async (query, ctx) => {
+    for (const key of externalTablesRead(query, deps.resolver)) {
+      const dot = key.indexOf('.');
+      await tables.prepareRead(key.slice(0, dot), key.slice(dot + 1));
+    }
+    return deps.select(query, ctx);
+  };
+  planner.register('Select', select).register('Union', select);
   const indexes = new ObjectIndexes();
   if (deps.dataDir !== undefined)
     deps.mvs.useExternalTargets(
@@ -83,6 +113,15 @@ export function wireExternalTables(deps: ExternalWiringDeps): {
         defaultDatabase,
         readStreams: (keys, work) => deps.streams.read(keys, work),
         indexes,
+        ...(deps.dataDir !== undefined
+          ? {
+              streaming: {
+                select,
+                spoolRoot: join(deps.dataDir, 'external_writes'),
+                ...(deps.logger ? { logger: deps.logger } : {}),
+              },
+            }
+          : {}),
       },
       deps.insert,
     ),

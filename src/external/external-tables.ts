@@ -7,6 +7,7 @@ import { err, TributaryError } from '../errors/tributary-error.ts';
 import type { Logger } from '../log/logger.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
 import { translateType } from '../sql/translator/translate.ts';
+import { type Bz2ReadMirror, readsBz2 } from './bz2-read-mirror.ts';
 import type { ExternalTableRecord } from './external-table-definition.ts';
 import { resolveS3Credentials, type S3Credentials } from './s3-credentials.ts';
 import { readTableDdl, scrubSecrets } from './s3-engine-sql.ts';
@@ -28,6 +29,8 @@ export interface ExternalTablesDeps {
   nameTaken: (db: string, name: string) => boolean;
   /** The absolute `file.proto:Message` of a `schema:Message` reference (format schemas). */
   formatSchemaPath?: (reference: string) => string;
+  /** Decompressed copies of bz2 objects (tables reading bz2 need it). */
+  bz2Mirror?: Bz2ReadMirror;
   logger?: Logger;
 }
 
@@ -39,6 +42,11 @@ export interface ExternalTablesDeps {
 export class ExternalTables {
   /** The materialized views writing into a table (a table is not dropped under them). */
   private writersOf: (db: string, name: string) => string[] = () => [];
+  /**
+   * Tables reading bz2 objects: the generation of their engine table, made again (under a new
+   * name, so a running read keeps its own) whenever the set of decompressed copies changes.
+   */
+  private readonly generations = new Map<string, number>();
 
   constructor(private readonly deps: ExternalTablesDeps) {}
 
@@ -127,7 +135,8 @@ export class ExternalTables {
     if (writers.length)
       throw err('HAVE_DEPENDENT_OBJECTS', { name: `${db}.${name}`, dependents: writers.join(', ') });
     await this.deps.catalog.delete(KIND, scopedKey(db, name));
-    await this.deps.engine.query(`DROP TABLE IF EXISTS ${this.engineTable(db, name)}`);
+    await this.dropEngineTables(db, name);
+    await this.deps.bz2Mirror?.remove(`${db}.${name}`);
     return true;
   }
 
@@ -147,6 +156,49 @@ export class ExternalTables {
         );
       }
     }
+  }
+
+  /**
+   * Before a statement reads the table: the decompressed copies of its bz2 objects brought up to
+   * date (a no-op for the other tables, which the engine reads from the store itself).
+   */
+  async prepareRead(db: string, name: string): Promise<void> {
+    const record = this.get(db, name)?.value;
+    const mirror = this.deps.bz2Mirror;
+    if (!record || !mirror) return;
+    const config = this.config(record);
+    if (!readsBz2(config)) return;
+    const creds = await resolveS3Credentials(record.name, config);
+    if (!(await mirror.sync(`${db}.${name}`, config, creds))) return;
+    const key = `${db}.${name}`;
+    this.generations.set(key, (this.generations.get(key) ?? 0) + 1);
+    // Earlier generations stay until the table is dropped: a running streaming query may read one.
+    await this.deps.engine.query(this.bz2ReadTableDdl(record, config, mirror));
+  }
+
+  /** The engine table of `db.name`, and every earlier generation of it. */
+  private async dropEngineTables(db: string, name: string): Promise<void> {
+    const generation = this.generations.get(`${db}.${name}`) ?? 0;
+    for (let g = generation; g >= 0; g--) {
+      if (g === 0) this.generations.delete(`${db}.${name}`);
+      else this.generations.set(`${db}.${name}`, g);
+      await this.deps.engine.query(`DROP TABLE IF EXISTS ${this.engineTable(db, name)}`);
+    }
+  }
+
+  private bz2ReadTableDdl(record: ExternalTableRecord, config: S3TableConfig, mirror: Bz2ReadMirror): string {
+    const formatSettings: Record<string, string | number> = {};
+    if (config.tsvSkipFirstLines !== undefined)
+      formatSettings.input_format_tsv_skip_first_lines = config.tsvSkipFirstLines;
+    const schemaPath = this.formatSchemaPath(config);
+    if (schemaPath !== undefined) formatSettings.format_schema = schemaPath;
+    return mirror.readTableDdl(
+      this.engineTable(record.db, record.name),
+      `${record.db}.${record.name}`,
+      this.structure(record),
+      config,
+      formatSettings,
+    );
   }
 
   /** Answers names of external tables (a resolver consulted after streams and views). */
@@ -171,18 +223,27 @@ export class ExternalTables {
   }
 
   engineTable(db: string, name: string): string {
-    return `${quoteIdent(EXTERNAL_DB)}.${quoteIdent(`${db}.${name}`)}`;
+    const generation = this.generations.get(`${db}.${name}`);
+    const table = generation ? `${db}.${name}#${generation}` : `${db}.${name}`;
+    return `${quoteIdent(EXTERNAL_DB)}.${quoteIdent(table)}`;
   }
 
   private async makeReadTable(record: ExternalTableRecord, config: S3TableConfig): Promise<void> {
     const creds = await resolveS3Credentials(record.name, config);
-    const ddl = readTableDdl(
-      this.engineTable(record.db, record.name),
-      this.structure(record),
-      config,
-      creds,
-      this.formatSchemaPath(config),
-    );
+    const engineTable = this.engineTable(record.db, record.name);
+    const mirror = this.deps.bz2Mirror;
+    let ddl: string;
+    if (readsBz2(config)) {
+      if (!mirror)
+        throw err('EXTERNAL_TABLE_BAD_SETTING', {
+          table: record.name,
+          setting: 'compression_method',
+          detail: 'bz2 objects are read through a local directory, and this server has no data directory',
+        });
+      await mirror.reset(`${record.db}.${record.name}`);
+      ddl = this.bz2ReadTableDdl(record, config, mirror);
+    } else
+      ddl = readTableDdl(engineTable, this.structure(record), config, creds, this.formatSchemaPath(config));
     try {
       // A Memory database: its tables are made again at every start (refreshAll) and never
       // attached from disk, where the engine would contact each store with its own retry policy

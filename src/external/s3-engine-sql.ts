@@ -45,7 +45,7 @@ export function engineSettings(
   return out;
 }
 
-function settingsText(settings: Readonly<Record<string, string | number | boolean>>): string {
+export function settingsText(settings: Readonly<Record<string, string | number | boolean>>): string {
   const parts = Object.entries(settings).map(
     ([k, v]) => `${k} = ${typeof v === 'string' ? quoteString(v) : typeof v === 'boolean' ? (v ? 1 : 0) : v}`,
   );

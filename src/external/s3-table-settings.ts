@@ -1,6 +1,6 @@
 import { closestName } from '../connectors/inputs/closest-name.ts';
 import { err } from '../errors/tributary-error.ts';
-import { checkKeyPattern, compressionFromKey, formatFromKey, readPatternOf } from './s3-object-keys.ts';
+import { checkKeyPattern, formatFromKey, readPatternOf } from './s3-object-keys.ts';
 
 /** A setting value as CREATE EXTERNAL TABLE ... SETTINGS gives it. */
 export type SettingValue = string | number | boolean;
@@ -199,13 +199,6 @@ export function s3TableConfig(table: string, raw: Readonly<Record<string, Settin
       });
     compression = c;
   }
-  const effective = compression === 'auto' ? compressionFromKey(keyForInference) : compression;
-  if (effective === 'bz2')
-    throw err('EXTERNAL_TABLE_BAD_SETTING', {
-      table,
-      setting: 'compression_method',
-      detail: 'bz2 is not supported yet (the engine has no bz2 codec); use gzip, zstd, xz or another method',
-    });
   const formatSchema = str('format_schema');
   if ((format === 'Protobuf' || format === 'ProtobufSingle') && formatSchema === undefined)
     throw err('EXTERNAL_TABLE_MISSING_SETTING', {

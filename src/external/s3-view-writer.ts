@@ -10,8 +10,10 @@ import type { PauseGate } from '../views/pause-gate.ts';
 import type { WriteCounters } from '../views/target-writer.ts';
 import type { ObjectIndexes } from './external-table-insert.ts';
 import { type ExternalTables, scrubbed } from './external-tables.ts';
-import { engineSettings, insertHead } from './s3-engine-sql.ts';
+import { engineSettings } from './s3-engine-sql.ts';
 import { newObjectKey } from './s3-object-keys.ts';
+import { writeObjects } from './s3-object-write.ts';
+import type { S3TableConfig } from './s3-table-settings.ts';
 import { UploadSpool } from './upload-spool.ts';
 
 /** Spec §8 default of s3_min_upload_file_size: rows are buffered until this many bytes. */
@@ -28,6 +30,8 @@ export interface S3ViewWriterOptions {
   spoolDir: string;
   gate: PauseGate;
   indexes: ObjectIndexes;
+  /** s3_* limits over the table's own (an INSERT's SETTINGS). */
+  limits?: Readonly<Record<string, number | boolean>>;
   logger?: Logger;
 }
 
@@ -73,7 +77,7 @@ export class S3ViewWriter implements ViewWriter {
           ),
         );
         this.counters.rows += rows.length;
-        const min = Number(config.limits.s3_min_upload_file_size ?? DEFAULT_MIN_UPLOAD_FILE_SIZE);
+        const min = Number(this.limits(config).s3_min_upload_file_size ?? DEFAULT_MIN_UPLOAD_FILE_SIZE);
         if (spool.state.length >= min) await this.upload(spool);
         else this.arm(spool);
       });
@@ -92,8 +96,18 @@ export class S3ViewWriter implements ViewWriter {
   async discard(): Promise<void> {
     await this.close();
     const spool = await this.opened();
-    if (spool.state.length > 0 && this.header.length) await this.upload(spool).catch(() => undefined);
+    if (spool.state.length > 0 && this.header.length)
+      await this.upload(spool).catch((e) =>
+        this.o.logger?.warn(
+          { table: `${this.o.db}.${this.o.table}`, error: (e as Error).message },
+          'external table: the last buffered rows could not be uploaded; they are dropped',
+        ),
+      );
     await spool.remove();
+  }
+
+  private limits(config: S3TableConfig): Readonly<Record<string, number | boolean>> {
+    return this.o.limits ? { ...config.limits, ...this.o.limits } : config.limits;
   }
 
   private record() {
@@ -116,7 +130,8 @@ export class S3ViewWriter implements ViewWriter {
   private arm(spool: UploadSpool): void {
     if (this.timer || this.closed || spool.state.length === 0) return;
     const config = this.o.tables.config(this.record());
-    const idle = Number(config.limits.s3_max_upload_idle_seconds ?? DEFAULT_MAX_UPLOAD_IDLE_SECONDS) * 1000;
+    const idle =
+      Number(this.limits(config).s3_max_upload_idle_seconds ?? DEFAULT_MAX_UPLOAD_IDLE_SECONDS) * 1000;
     const delay = Math.max(0, (spool.state.since ?? Date.now()) + idle - Date.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;
@@ -145,20 +160,27 @@ export class S3ViewWriter implements ViewWriter {
     const spooled = this.header.map((c) => `${quoteIdent(c.name)} ${translateType(c.type)}`).join(', ');
     const columns = this.header.filter((c) => tableColumns.has(c.name)).map((c) => quoteIdent(c.name));
     const creds = await this.o.tables.credentials(record);
-    const sql = `${insertHead({
-      key: spool.state.key,
-      structure: this.o.tables.structure(record),
-      config,
-      creds,
-      ...(record.partition_by !== undefined ? { partitionBy: translateExpression(record.partition_by) } : {}),
-      columns,
-      settings: {
-        ...engineSettings(config, config.limits, this.o.tables.formatSchemaPath(config)),
-        s3_truncate_on_insert: 1,
-      },
-    })} SELECT ${columns.join(', ')} FROM file(${quoteString(spool.rowsFile)}, 'JSONCompactEachRow', ${quoteString(spooled)})`;
+    const limits = this.limits(config);
     try {
-      await this.o.engine.query(sql, { lane: 'stream' });
+      await writeObjects(
+        this.o.engine,
+        {
+          key: spool.state.key,
+          structure: this.o.tables.structure(record),
+          config,
+          creds,
+          ...(record.partition_by !== undefined
+            ? { partitionBy: translateExpression(record.partition_by) }
+            : {}),
+          columns,
+          settings: {
+            ...engineSettings(config, limits, this.o.tables.formatSchemaPath(config)),
+            s3_truncate_on_insert: 1,
+          },
+        },
+        `SELECT ${columns.join(', ')} FROM file(${quoteString(spool.rowsFile)}, 'JSONCompactEachRow', ${quoteString(spooled)})`,
+        { lane: 'stream' },
+      );
     } catch (e) {
       throw scrubbed(e, creds);
     }

@@ -85,11 +85,7 @@ test('every compression method round-trips; the extension infers it; objects car
   assert.match(key as string, /^ci\/d\.\d{17}\.csv\.zst$/);
   assert.equal((await s3.get(key as string)).subarray(0, 4).toString('hex'), '28b52ffd');
   assert.deepEqual(await rows('SELECT sum(n) FROM inferred'), [[15]]);
-  const bz2 = await fails(
-    `CREATE EXTERNAL TABLE b (n int64) SETTINGS type='s3', ${keys()}, write_to='b/d.csv.bz2'`,
-  );
-  assert.equal(bz2.status, 400);
-  assert.match(bz2.message, /compression_method bz2 is not supported yet/);
+  // bz2 (Tributary's own codec, the engine has none): external-tables-s3-bz2.test.ts.
 });
 
 test('formats: JSONEachRow, CSV, TSV, Avro and RawBLOB round-trip; TSV header lines are skipped', async () => {

@@ -293,6 +293,37 @@ test('REST: list, get (create_query, settings, secret masked), delete; topology 
   assert.equal((await h.call('GET', '/v1beta2/schemas/rest_s')).statusCode, 404);
 });
 
+test('one namespace: a stream or external stream cannot take an external table name; views reading it are linked in the topology', async () => {
+  await exec(`CREATE EXTERNAL TABLE ns_t (n int32) SETTINGS type='s3', ${creds()}, write_to='ns/x.csv'`);
+  const stream = await fails('CREATE STREAM ns_t (n int32)');
+  assert.equal(stream.status, 409);
+  assert.equal(stream.code, 57);
+  const external = await fails(
+    "CREATE EXTERNAL STREAM ns_t (n int32) SETTINGS type='http', url='http://127.0.0.1:9/x'",
+  );
+  assert.equal(external.status, 409);
+  await exec("CREATE EXTERNAL STREAM ns_x (n int32) SETTINGS type='http', url='http://127.0.0.1:9/x'");
+  const reverse = await fails(
+    `CREATE EXTERNAL TABLE ns_x (n int32) SETTINGS type='s3', ${creds()}, write_to='ns/y.csv'`,
+  );
+  assert.equal(reverse.status, 409);
+  await exec('CREATE VIEW ns_v AS SELECT n * 2 AS m FROM ns_t');
+  await exec('CREATE STREAM ns_s (n int32)');
+  await exec('CREATE MATERIALIZED VIEW ns_mv INTO ns_t AS SELECT n FROM ns_s');
+  const topo = (await h.call('GET', '/v1beta2/topology')).json() as {
+    edges: { source: string; target: string }[];
+  };
+  const has = (source: string, target: string) =>
+    topo.edges.some((e) => e.source === source && e.target === target);
+  assert.ok(has('external_table:default.ns_t', 'view:default.ns_v'), JSON.stringify(topo.edges));
+  assert.ok(
+    has('materialized_view:default.ns_mv', 'external_table:default.ns_t'),
+    JSON.stringify(topo.edges),
+  );
+  await exec('DROP VIEW ns_mv');
+  await exec('DROP VIEW ns_v');
+});
+
 test('external tables survive a restart', async () => {
   h = await h.restart();
   assert.deepEqual(await rows('SELECT count() FROM logs'), [[5]]);
