@@ -184,6 +184,7 @@ export function buildPlanner(deps: PlannerDeps): {
     writersOf: (db, name) =>
       (mvsLater?.list(db) ?? []).filter((r) => r.value.target_stream === name).map((r) => r.key),
     ...(deps.dataDir ? { dataDir: deps.dataDir } : {}),
+    userFilesDir: deps.userFilesDir ?? join(deps.dataDir ?? deps.engine.dataPath, 'user_files'),
     ...(deps.logger ? { logger: deps.logger } : {}),
   });
   const externalDeps = { externals, defaultDatabase: DEFAULT_DATABASE };

@@ -4,5 +4,6 @@
  * importing it here.
  */
 import './http-external-stream.ts';
+import './log-external-stream.ts';
 
 export { externalStreamKind } from './external-stream-kind.ts';
