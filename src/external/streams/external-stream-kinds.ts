@@ -5,5 +5,6 @@
  */
 import './http-external-stream.ts';
 import './log-external-stream.ts';
+import './timeplus-external-stream.ts';
 
 export { externalStreamKind } from './external-stream-kind.ts';
