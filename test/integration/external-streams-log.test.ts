@@ -105,6 +105,13 @@ test('table() reads every existing line; a streaming SELECT follows appended lin
   );
   assert.match(body.create_query, /type = 'log'/);
 
+  const stats = await h().call('GET', '/v1beta2/external_streams/app_log/stats');
+  assert.equal(stats.statusCode, 200, stats.body);
+  const st = stats.json() as { read_eps: number; read_bps: number; written_eps: number };
+  assert.equal(Math.round(st.read_eps * 1800), 6, 'six rows read in the 30-minute window');
+  assert.ok(st.read_bps > 0);
+  assert.equal(st.written_eps, 0);
+
   // Written into: refused, it is read from files.
   const ins = await ddl("INSERT INTO app_log (raw) VALUES ('x')");
   assertError(ins, 400, 48, /cannot be written/);

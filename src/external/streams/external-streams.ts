@@ -65,13 +65,17 @@ export class ExternalStreams implements ExternalTargets {
   private readonly counters = new Map<string, ExternalStreamCounters>();
   /** Followers of the readable kinds Tributary fetches from (log), by `db.name`. */
   private readonly followers = new Map<string, Follower>();
+  /** Rows (and their JSON bytes) the followers committed, by `db.name`. */
+  private readonly readCounters = new Map<string, ExternalStreamCounters>();
 
   constructor(private readonly deps: ExternalStreamsDeps) {}
 
   /** Rows and bytes written into it per second over the last 30 minutes. */
   stats(db: string, name: string): ExternalStreamStatsBody {
     this.require(db, name);
-    return (this.counters.get(`${db}.${name}`) ?? new ExternalStreamCounters()).snapshot();
+    const written = (this.counters.get(`${db}.${name}`) ?? new ExternalStreamCounters()).snapshot();
+    const read = this.readCounters.get(`${db}.${name}`)?.snapshot();
+    return read ? { ...written, read_eps: read.written_eps, read_bps: read.written_bps } : written;
   }
 
   private countersOf(r: ExternalStreamRecord): ExternalStreamCounters {
@@ -225,7 +229,15 @@ export class ExternalStreams implements ExternalTargets {
         : {}),
       ...(this.deps.logger ? { logger: this.deps.logger } : {}),
       commit: async (rows, idempotencyId) => {
-        await this.deps.streams.ingest(r.db, r.name, { objects: rows }, { idempotencyId });
+        const result = await this.deps.streams.ingest(r.db, r.name, { objects: rows }, { idempotencyId });
+        if (result.duplicate) return;
+        const key = `${r.db}.${r.name}`;
+        let counters = this.readCounters.get(key);
+        if (!counters) {
+          counters = new ExternalStreamCounters();
+          this.readCounters.set(key, counters);
+        }
+        counters.recordSuccess(rows.length, Buffer.byteLength(JSON.stringify(rows)));
       },
     });
   }
@@ -242,6 +254,7 @@ export class ExternalStreams implements ExternalTargets {
     const follower = this.followers.get(`${db}.${name}`);
     if (follower || externalStreamKind(this.get(db, name)?.value.type).follow) {
       this.followers.delete(`${db}.${name}`);
+      this.readCounters.delete(`${db}.${name}`);
       await follower?.destroy();
       await this.deps.streams.drop(db, name, { ifExists: true });
     }
