@@ -277,4 +277,9 @@ test('DROP EXTERNAL STREAM stops following and removes its rows', async () => {
     "CREATE EXTERNAL STREAM drop_log SETTINGS type='log', log_dir='drop', log_files='d.log', poll_interval_ms=20",
   );
   await eventually('SELECT raw FROM table(drop_log) ORDER BY raw', [['x'], ['y']], 'read again');
+  // DELETE of the stream of the same name drops the external stream with it.
+  const del = await h().call('DELETE', '/v1beta2/streams/drop_log');
+  assert.equal(del.statusCode, 204, del.body);
+  const after = await h().call('GET', '/v1beta2/external_streams/drop_log');
+  assert.equal(after.statusCode, 404);
 });
