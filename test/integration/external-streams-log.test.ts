@@ -112,6 +112,33 @@ test('table() reads every existing line; a streaming SELECT follows appended lin
   assert.ok(st.read_bps > 0);
   assert.equal(st.written_eps, 0);
 
+  // A materialized view reads it as any stream; the topology shows one node for it, linked.
+  await ok("CREATE MATERIALIZED VIEW app_f AS SELECT raw FROM app_log WHERE raw LIKE 'fi%'");
+  appendFileSync(join(dir, 'app.log'), 'fifteen\n');
+  await eventually(
+    "SELECT count() FROM table(app_f) WHERE raw = 'fifteen'",
+    [[1]],
+    'the view got the new line',
+  );
+  const topo = (await h().call('GET', '/v1beta2/topology')).json() as {
+    nodes: { id: string; name: string; type: string }[];
+    edges: { source: string; target: string }[];
+  };
+  assert.deepEqual(
+    topo.nodes.filter((n) => n.name === 'app_log').map((n) => n.id),
+    ['external_stream:default.app_log'],
+  );
+  assert.ok(
+    topo.edges.some(
+      (e) => e.source === 'external_stream:default.app_log' && e.target === 'materialized_view:default.app_f',
+    ),
+    JSON.stringify(topo.edges),
+  );
+
+  // Not dropped under the view reading it.
+  const under = await ddl('DROP STREAM app_log');
+  assertError(under, 409, 630, /app_f/);
+
   // Written into: refused, it is read from files.
   const ins = await ddl("INSERT INTO app_log (raw) VALUES ('x')");
   assertError(ins, 400, 48, /cannot be written/);
@@ -163,7 +190,7 @@ test('a restart neither loses nor repeats lines', async () => {
   );
   // The other streams are followed again too.
   appendFileSync(join(logDir('app'), 'app.log'), 'seven\n');
-  await eventually('SELECT count() FROM table(app_log)', [[7]], 'app_log follows after the restart');
+  await eventually('SELECT count() FROM table(app_log)', [[8]], 'app_log follows after the restart');
 });
 
 test('a directory outside the user files directory is refused; so are bad settings', async () => {

@@ -47,6 +47,8 @@ export interface ExternalStreamsDeps {
   nameTaken?(db: string, name: string): boolean;
   /** Materialized views writing INTO `db.name` (it is not dropped under them). */
   writersOf?(db: string, name: string): string[];
+  /** Views and materialized views reading `db.name` (a log or timeplus stream is not dropped under them). */
+  readersOf?(db: string, name: string): string[];
   /** Delivered marks of views INTO external streams live under `<dataDir>/deliveries/`. */
   dataDir?: string;
   /** The directory log external streams read in (docs/operations.md, "User files directory"). */
@@ -247,7 +249,9 @@ export class ExternalStreams implements ExternalTargets {
       if (options.ifExists) return false;
       throw err('UNKNOWN_STREAM', { name: this.shown(db, name) });
     }
-    const writers = this.deps.writersOf?.(db, name) ?? [];
+    const writers = [
+      ...new Set([...(this.deps.writersOf?.(db, name) ?? []), ...(this.deps.readersOf?.(db, name) ?? [])]),
+    ];
     if (writers.length)
       throw err('HAVE_DEPENDENT_OBJECTS', { name: `${db}.${name}`, dependents: writers.sort().join(', ') });
     this.counters.delete(`${db}.${name}`);
