@@ -168,6 +168,14 @@ test('table() reads the remote stream, a streaming SELECT follows it, INSERT wri
   );
   await eventually(local, 'SELECT count() FROM table(rsrc)', [[6]], 'and read back');
 
+  // A materialized view INTO it delivers to the other server too.
+  await ok(local, 'CREATE STREAM loc (id int, v string)');
+  await ok(local, 'CREATE MATERIALIZED VIEW to_remote INTO rsrc AS SELECT id, v FROM loc');
+  await local.ingest('loc', ['id', 'v'], [[20, 'mv']]);
+  await eventually(remote, "SELECT id FROM table(src) WHERE v = 'mv'", [[20]], 'delivered by the view');
+  await eventually(local, 'SELECT count() FROM table(rsrc)', [[7]], 'and read back once');
+  await ok(local, 'DROP VIEW to_remote');
+
   const got = await local.h.call('GET', '/v1beta2/external_streams/rsrc');
   assert.equal(got.statusCode, 200, got.body);
   assert.ok(!got.body.includes(ADMIN_PASSWORD), 'the password is masked');
