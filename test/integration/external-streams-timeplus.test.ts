@@ -270,6 +270,11 @@ test('bad settings of a timeplus external stream are named', async () => {
     ['', "type='timeplus', hosts='127.0.0.1:1', stream='s'", /columns/],
     ['(a int)', "type='timeplus', hosts='127.0.0.1:1', stream='s', topic='t'", /topic/],
     ['(a int)', "type='timeplus', hosts='127.0.0.1:1', stream='s', user='u', api_key='k'", /api_key/],
+    [
+      '(a int)',
+      "type='timeplus', url='http://u:secret@127.0.0.1:1/default/api', stream='s'",
+      /url.*user and password/,
+    ],
   ];
   for (const [cols, settings, message] of cases) {
     const r = await local.h.call('POST', '/v1beta2/queries', {

@@ -42,6 +42,8 @@ export function timeplusRemote(s: ExternalStreamShape): TimeplusRemote {
     }
     if (u.protocol !== 'http:' && u.protocol !== 'https:')
       throw badSetting('url', `expected an http:// or https:// URL; got ${u.protocol}`);
+    if (u.username || u.password)
+      throw badSetting('url', 'give the credentials in user and password, not in the URL');
     base = url.replace(/\/+$/, '').replace(/\/v1beta2$/, '');
   } else if (hosts) {
     const host = hosts.split(',')[0]?.trim() ?? '';
