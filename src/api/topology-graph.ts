@@ -105,9 +105,11 @@ export function buildTopology(resources: TopologyResources, db?: string): Topolo
   /** `db.name` -> node id of the stream or view of that name. */
   const tables = new Map<string, string>();
 
+  // A log or timeplus external stream keeps its rows in a stream of its name: one node, the external one.
+  const external = new Set((resources.externalStreams ?? []).map((x) => `${x.db}.${x.name}`));
   for (const r of resources.streams) {
     const s = r.value;
-    if (!inDb(s.db)) continue;
+    if (!inDb(s.db) || external.has(`${s.db}.${s.name}`)) continue;
     const id = nodeId('stream', s.db, s.name);
     tables.set(`${s.db}.${s.name}`, id);
     const random = resources.randomStreams?.has(`${s.db}.${s.name}`) ?? false;

@@ -185,7 +185,9 @@ export function buildPlanner(deps: PlannerDeps): {
       viewsLater?.get(db, name) !== undefined || externalTablesLater?.get(db, name) !== undefined,
     writersOf: (db, name) =>
       (mvsLater?.list(db) ?? []).filter((r) => r.value.target_stream === name).map((r) => r.key),
+    readersOf: (db, name) => viewsLater?.dependents(db, name) ?? [],
     ...(deps.dataDir ? { dataDir: deps.dataDir } : {}),
+    userFilesDir: deps.userFilesDir ?? join(deps.dataDir ?? deps.engine.dataPath, 'user_files'),
     ...(deps.logger ? { logger: deps.logger } : {}),
   });
   const externalDeps = { externals, defaultDatabase: DEFAULT_DATABASE };

@@ -157,6 +157,8 @@ export class Tributary {
       // Dictionaries' FILE sources read only inside this directory (operations.md, "User files directory").
       await mkdir(built.dictionaries.userFilesDir, { recursive: true, mode: 0o700 });
       await built.dictionaries.restore();
+      // Log external streams follow their files again (from the positions they kept).
+      await built.externals.start();
       const services: Services = {
         config,
         logger,
@@ -231,6 +233,7 @@ export class Tributary {
     await this.services.mvs.close();
     this.services.dictionaries?.close();
     this.services.randoms?.close();
+    await this.services.externals?.close();
     await this.services.sources?.close();
     await this.services.inputs?.close();
     await this.api.close();

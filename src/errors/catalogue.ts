@@ -458,6 +458,18 @@ export const ERRORS = {
     system: 'connector',
     message: 'Delivery to {target} failed: {detail}',
   },
+  EXTERNAL_STREAM_PATH_DENIED: {
+    code: 10815,
+    status: 403,
+    system: 'connector',
+    message: 'External stream {name}: the directory {path} is not inside the user files directory ({dir})',
+  },
+  EXTERNAL_STREAM_REMOTE_FAILED: {
+    code: 10816,
+    status: 502,
+    system: 'connector',
+    message: 'Stream {stream} of {base}: {detail}',
+  },
   // --- user-defined functions (engine-compatible codes, and 111xx) ---
   UDF_BAD_DEFINITION: { code: 36, status: 400, system: 'timeplusd', message: '{detail}' },
   UDF_NAME_TAKEN: {

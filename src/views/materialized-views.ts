@@ -123,9 +123,11 @@ export class MaterializedViews {
     this.externals.push(targets);
   }
 
-  /** The INTO target `db.name` when it is not a stream (an external stream or table). */
+  /**
+   * The INTO target `db.name` when it is an external stream or table. Asked before the streams: a
+   * timeplus external stream also keeps a stream of its name (what it reads), yet INTO writes out.
+   */
   private externalTarget(db: string, name: string): ExternalTarget | undefined {
-    if (this.deps.streams.get(db, name)) return undefined;
     for (const t of [this.deps.externalTargets, ...this.externals]) {
       const target = t?.target(db, name);
       if (target) return target;

@@ -30,8 +30,6 @@ const NOT_IMPLEMENTED: readonly string[] = [
   'POST /v1beta2/alerts/{id}/resolve',
   'POST /v1beta2/alerts/{id}/start',
   'POST /v1beta2/alerts/{id}/stop',
-  // The only kind built (http) is write-only: its preview answers 400.
-  'POST /v1beta2/external_streams/preview',
   'POST /v1beta2/external_tables',
   'DELETE /v1beta2/external_tables/{name}',
   'GET /v1beta2/external_tables/{name}',
@@ -194,6 +192,19 @@ const REQUESTS: Record<string, { body?: unknown; contentType?: string; query?: s
         { key: 'type', value: 'http' },
         { key: 'url', value: 'http://127.0.0.1:9/' },
       ],
+    },
+  },
+  // A log external stream over the (empty) user files directory: no events, at once.
+  'POST /v1beta2/external_streams/preview': {
+    body: {
+      settings: [
+        { key: 'type', value: 'log' },
+        { key: 'log_dir', value: '.' },
+        { key: 'log_files', value: 'contract\\.log' },
+      ],
+      count: 1,
+      offset: 'earliest',
+      timeout: 1,
     },
   },
   // Sinks read the stream the suite creates first; the receiver's port is closed (it retries).

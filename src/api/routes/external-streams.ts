@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import { actorOf } from '../../catalog/audit.ts';
 import { err } from '../../errors/tributary-error.ts';
 import type { SettingValue } from '../../external/streams/external-stream-kind.ts';
-import { externalStreamKind } from '../../external/streams/external-stream-kinds.ts';
 import { ADMIN, READ } from '../access.ts';
 import { actorOfRequest } from '../auth.ts';
 import type { Services } from '../services.ts';
@@ -41,9 +40,18 @@ const previewBody = {
   required: ['settings'],
   properties: {
     settings: { type: 'array', items: setting, maxItems: 256 },
-    count: { type: 'integer', minimum: 1 },
+    count: { type: 'integer', minimum: 1, maximum: 10000 },
     offset: { type: 'string', enum: ['earliest', 'latest'] },
-    timeout: { type: 'integer', minimum: 1 },
+    timeout: { type: 'integer', minimum: 1, maximum: 3600 },
+    columns: {
+      type: 'array',
+      maxItems: 1000,
+      items: {
+        type: 'object',
+        required: ['name', 'type'],
+        properties: { name: { type: 'string', minLength: 1 }, type: { type: 'string', minLength: 1 } },
+      },
+    },
   },
 } as const;
 
@@ -106,21 +114,33 @@ export function externalStreamRoutes(app: FastifyInstance, s: Services): void {
     { schema: { params: byName, querystring: dbQuery }, config: READ },
     async (request) => externals().stats(dbOf(request), nameOf(request)),
   );
-  // Preview reads; the kinds built so far are write-only, so it answers their 400 once the settings check.
+  // Preview (operation 21): count events of the described stream, read without creating it.
   app.post(
     '/v1beta2/external_streams/preview',
     { schema: { querystring: dbQuery, body: previewBody }, config: ADMIN },
-    async (request) => {
-      const b = request.body as { settings: { key: string; value?: string }[] };
-      const settings = Object.fromEntries(b.settings.map((x) => [x.key, x.value ?? '']));
-      const kind = externalStreamKind(settings.type);
-      if (!kind.readable)
-        throw err('EXTERNAL_STREAM_WRITE_ONLY', {
-          name: '(preview)',
-          type: kind.type,
-          detail: 'there is nothing to preview',
-        });
-      throw err('NOT_IMPLEMENTED', { detail: `preview of ${kind.type} external streams` });
+    async (request, reply) => {
+      const b = request.body as {
+        settings: { key: string; value?: string }[];
+        columns?: { name: string; type: string }[];
+        count?: number;
+        offset?: 'earliest' | 'latest';
+        timeout?: number;
+      };
+      const settings = Object.fromEntries(
+        b.settings.map((x) => [x.key, x.value ?? ''] as [string, SettingValue]),
+      );
+      const abort = new AbortController();
+      reply.raw.once('close', () => abort.abort());
+      return externals().preview(
+        (b.columns ?? []).map((c) => ({ name: c.name, type: c.type })),
+        settings,
+        {
+          count: b.count ?? 1,
+          offset: b.offset ?? 'latest',
+          timeoutMs: (b.timeout ?? 60) * 1000,
+          signal: abort.signal,
+        },
+      );
     },
   );
 }

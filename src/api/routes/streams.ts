@@ -226,7 +226,9 @@ export function streamRoutes(app: FastifyInstance, s: Services): void {
     const { name } = request.params as { name: string };
     s.inputs?.assertNoWriters(dbOf(request.query), name);
     s.sources?.assertNoWriters(dbOf(request.query), name);
-    await s.streams.drop(dbOf(request.query), name);
+    // The stream a log or timeplus external stream keeps its rows in goes with the external stream.
+    if (s.externals?.get(dbOf(request.query), name)) await s.externals.drop(dbOf(request.query), name);
+    else await s.streams.drop(dbOf(request.query), name);
     return reply.status(204).send();
   });
 

@@ -29,7 +29,7 @@ export class ExternalStreamCounters implements DeliveryStats {
 
   recordFailure(): void {}
 
-  /** Rows and bytes per second written over the last 30 minutes (nothing is read: write-only kinds). */
+  /** Rows and bytes per second over the last 30 minutes (as `written_*`; reads use a counter of their own). */
   snapshot(now = Date.now()): ExternalStreamStatsBody {
     let rows = 0;
     let bytes = 0;

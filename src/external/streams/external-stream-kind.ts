@@ -29,9 +29,58 @@ export interface ExternalStreamKind {
   isSecret(name: string): boolean;
   /** Can SELECT read it? (`http` cannot: it is a write target.) */
   readonly readable: boolean;
+  /** The columns of a CREATE that gives none (`raw string` for log). */
+  readonly defaultColumns?: readonly ExternalColumn[];
   /** How rows written into it reach the outside (writable kinds). */
   delivery?(name: string, shape: ExternalStreamShape): { delivery: Delivery; backoff: RetryBackoff };
+  /**
+   * Readable kinds Tributary fetches from: the rows read are committed into a stream of the same
+   * name (so table(), streaming reads and seek_to work as on any stream); this follows the source.
+   */
+  follow?(context: FollowContext): Follower;
+  /** Readable kinds: a sample of events without creating the stream (operation 21). */
+  preview?(
+    shape: ExternalStreamShape,
+    request: PreviewRequest,
+    context: KindContext,
+  ): Promise<PreviewEvent[]>;
 }
+
+/** What a kind may use of the server. */
+export interface KindContext {
+  /** The directory files are confined to (docs/operations.md, "User files directory"). */
+  readonly userFilesDir: string;
+  /** The external stream's name (errors name it). */
+  readonly name: string;
+}
+
+/** What a follower of one external stream gets. */
+export interface FollowContext extends KindContext {
+  readonly db: string;
+  readonly shape: ExternalStreamShape;
+  /** Where it keeps its position across restarts (a file of its own), if the server persists. */
+  readonly stateFile?: string;
+  /** Commit rows (objects by column name, `_tp_time` allowed); a repeated id writes nothing. */
+  commit(rows: Record<string, unknown>[], idempotencyId: string): Promise<void>;
+  readonly logger?: import('../../log/logger.ts').Logger;
+}
+
+export interface Follower {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Stop and forget the position (DROP). */
+  destroy(): Promise<void>;
+}
+
+/** Operation 21's body: `count` events from `offset`, waiting at most `timeoutMs`. */
+export interface PreviewRequest {
+  readonly count: number;
+  readonly offset: 'earliest' | 'latest';
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+}
+
+export type PreviewEvent = Record<string, unknown>;
 
 const kinds = new Map<string, ExternalStreamKind>();
 

@@ -4,5 +4,7 @@
  * importing it here.
  */
 import './http-external-stream.ts';
+import './log-external-stream.ts';
+import './timeplus-external-stream.ts';
 
 export { externalStreamKind } from './external-stream-kind.ts';

@@ -8,7 +8,14 @@ import type { Logger } from '../../log/logger.ts';
 import type { StreamStore } from '../../stream/stream-store.ts';
 import type { ExternalTarget, ExternalTargets } from '../../views/external-target.ts';
 import { ExternalStreamCounters, type ExternalStreamStatsBody } from './external-stream-counters.ts';
-import type { ExternalColumn, SettingValue } from './external-stream-kind.ts';
+import type {
+  ExternalColumn,
+  ExternalStreamKind,
+  Follower,
+  PreviewEvent,
+  PreviewRequest,
+  SettingValue,
+} from './external-stream-kind.ts';
 import { externalStreamKind } from './external-stream-kinds.ts';
 
 export const EXTERNAL_STREAM_KIND = 'external_stream';
@@ -40,8 +47,12 @@ export interface ExternalStreamsDeps {
   nameTaken?(db: string, name: string): boolean;
   /** Materialized views writing INTO `db.name` (it is not dropped under them). */
   writersOf?(db: string, name: string): string[];
+  /** Views and materialized views reading `db.name` (a log or timeplus stream is not dropped under them). */
+  readersOf?(db: string, name: string): string[];
   /** Delivered marks of views INTO external streams live under `<dataDir>/deliveries/`. */
   dataDir?: string;
+  /** The directory log external streams read in (docs/operations.md, "User files directory"). */
+  userFilesDir?: string;
   logger?: Logger;
 }
 
@@ -54,13 +65,19 @@ const MASK = '******';
  */
 export class ExternalStreams implements ExternalTargets {
   private readonly counters = new Map<string, ExternalStreamCounters>();
+  /** Followers of the readable kinds Tributary fetches from (log), by `db.name`. */
+  private readonly followers = new Map<string, Follower>();
+  /** Rows (and their JSON bytes) the followers committed, by `db.name`. */
+  private readonly readCounters = new Map<string, ExternalStreamCounters>();
 
   constructor(private readonly deps: ExternalStreamsDeps) {}
 
   /** Rows and bytes written into it per second over the last 30 minutes. */
   stats(db: string, name: string): ExternalStreamStatsBody {
     this.require(db, name);
-    return (this.counters.get(`${db}.${name}`) ?? new ExternalStreamCounters()).snapshot();
+    const written = (this.counters.get(`${db}.${name}`) ?? new ExternalStreamCounters()).snapshot();
+    const read = this.readCounters.get(`${db}.${name}`)?.snapshot();
+    return read ? { ...written, read_eps: read.written_eps, read_bps: read.written_bps } : written;
   }
 
   private countersOf(r: ExternalStreamRecord): ExternalStreamCounters {
@@ -99,19 +116,132 @@ export class ExternalStreams implements ExternalTargets {
       throw err('STREAM_ALREADY_EXISTS', { name: this.shown(db, name) });
     }
     const kind = externalStreamKind(input.settings.type);
-    if (input.columns.length === 0 && kind.type === 'http')
+    const columns = input.columns.length === 0 && kind.defaultColumns ? kind.defaultColumns : input.columns;
+    if (columns.length === 0 && kind.type === 'http')
       throw err('EXTERNAL_STREAM_BAD_SETTING', {
         setting: 'columns',
         detail: 'an http external stream needs its columns',
       });
     const settings = { ...input.settings, type: kind.type };
-    kind.check({ columns: input.columns, settings });
-    await this.deps.catalog.create<ExternalStreamRecord>(
-      EXTERNAL_STREAM_KIND,
-      `${db}.${name}`,
-      { db, name, type: kind.type, columns: input.columns, settings, description: input.description ?? '' },
-      actor,
-    );
+    kind.check({ columns, settings });
+    const record: ExternalStreamRecord = {
+      db,
+      name,
+      type: kind.type,
+      columns,
+      settings,
+      description: input.description ?? '',
+    };
+    // A kind Tributary fetches from keeps its rows in a stream of the same name (checked first:
+    // a directory outside the user files directory creates nothing).
+    const follower = kind.follow ? this.follower(kind, record) : undefined;
+    if (follower)
+      await this.deps.streams.create(
+        {
+          db,
+          name,
+          columns: columns.map((c) => ({ name: c.name, type: c.type })),
+          description: `rows of ${kind.type} external stream ${name}`,
+        },
+        actor,
+      );
+    try {
+      await this.deps.catalog.create<ExternalStreamRecord>(
+        EXTERNAL_STREAM_KIND,
+        `${db}.${name}`,
+        record,
+        actor,
+      );
+    } catch (e) {
+      if (follower) await this.deps.streams.drop(db, name, { ifExists: true });
+      throw e;
+    }
+    if (follower) {
+      this.followers.set(`${db}.${name}`, follower);
+      await follower.start();
+    }
+  }
+
+  /** Start following every external stream of a kind Tributary fetches from (server start). */
+  async start(): Promise<void> {
+    for (const r of this.list()) {
+      const kind = externalStreamKind(r.value.type);
+      if (!kind.follow || this.followers.has(r.key)) continue;
+      try {
+        const follower = this.follower(kind, r.value);
+        this.followers.set(r.key, follower);
+        await follower.start();
+      } catch (e) {
+        this.deps.logger?.warn(
+          { stream: r.key, err: e instanceof Error ? e.message : String(e) },
+          'external stream not followed',
+        );
+      }
+    }
+  }
+
+  /** Stop every follower (server close); positions are kept. */
+  async close(): Promise<void> {
+    const all = [...this.followers.values()];
+    this.followers.clear();
+    await Promise.all(all.map((f) => f.stop()));
+  }
+
+  /** Operation 21: `count` events of an external stream described by `settings`, not created. */
+  async preview(
+    columns: readonly ExternalColumn[],
+    input: Record<string, SettingValue>,
+    request: PreviewRequest,
+  ): Promise<PreviewEvent[]> {
+    const kind = externalStreamKind(input.type);
+    const settings = { ...input, type: kind.type };
+    const shape = {
+      columns: columns.length === 0 && kind.defaultColumns ? kind.defaultColumns : columns,
+      settings,
+    };
+    if (!kind.readable || !kind.preview)
+      throw err('EXTERNAL_STREAM_WRITE_ONLY', {
+        name: '(preview)',
+        type: kind.type,
+        detail: 'preview reads events, and this kind cannot be read',
+      });
+    kind.check(shape);
+    return kind.preview(shape, request, { name: '(preview)', userFilesDir: this.userFilesDir });
+  }
+
+  private get userFilesDir(): string {
+    return this.deps.userFilesDir ?? join(this.deps.dataDir ?? '.', 'user_files');
+  }
+
+  private follower(kind: ExternalStreamKind, r: ExternalStreamRecord): Follower {
+    const follow = kind.follow as NonNullable<ExternalStreamKind['follow']>;
+    return follow({
+      db: r.db,
+      name: r.name,
+      shape: { columns: r.columns, settings: r.settings },
+      userFilesDir: this.userFilesDir,
+      ...(this.deps.dataDir
+        ? {
+            stateFile: join(
+              this.deps.dataDir,
+              'external-streams',
+              `${`${r.db}.${r.name}`.replace(/[^A-Za-z0-9_.-]/g, '_')}.offsets.json`,
+            ),
+          }
+        : {}),
+      ...(this.deps.logger ? { logger: this.deps.logger } : {}),
+      commit: async (rows, idempotencyId) => {
+        const result = await this.deps.streams.ingest(r.db, r.name, { objects: rows }, { idempotencyId });
+        if (result.duplicate) return;
+        const key = `${r.db}.${r.name}`;
+        let counters = this.readCounters.get(key);
+        if (!counters) {
+          counters = new ExternalStreamCounters();
+          this.readCounters.set(key, counters);
+        }
+        counters.recordSuccess(rows.length, Buffer.byteLength(JSON.stringify(rows)));
+      },
+    });
   }
 
   async drop(db: string, name: string, options: { ifExists?: boolean } = {}): Promise<boolean> {
@@ -119,10 +249,19 @@ export class ExternalStreams implements ExternalTargets {
       if (options.ifExists) return false;
       throw err('UNKNOWN_STREAM', { name: this.shown(db, name) });
     }
-    const writers = this.deps.writersOf?.(db, name) ?? [];
+    const writers = [
+      ...new Set([...(this.deps.writersOf?.(db, name) ?? []), ...(this.deps.readersOf?.(db, name) ?? [])]),
+    ];
     if (writers.length)
       throw err('HAVE_DEPENDENT_OBJECTS', { name: `${db}.${name}`, dependents: writers.sort().join(', ') });
     this.counters.delete(`${db}.${name}`);
+    const follower = this.followers.get(`${db}.${name}`);
+    if (follower || externalStreamKind(this.get(db, name)?.value.type).follow) {
+      this.followers.delete(`${db}.${name}`);
+      this.readCounters.delete(`${db}.${name}`);
+      await follower?.destroy();
+      await this.deps.streams.drop(db, name, { ifExists: true });
+    }
     return this.deps.catalog.delete(EXTERNAL_STREAM_KIND, `${db}.${name}`);
   }
 
@@ -130,6 +269,8 @@ export class ExternalStreams implements ExternalTargets {
   async forgetDatabase(db: string): Promise<void> {
     for (const r of this.list(db)) {
       this.counters.delete(r.key);
+      await this.followers.get(r.key)?.destroy();
+      this.followers.delete(r.key);
       await this.deps.catalog.delete(EXTERNAL_STREAM_KIND, r.key);
     }
   }
