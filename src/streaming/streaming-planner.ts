@@ -333,8 +333,9 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   // dedup() over a range read keeps its keys across steps (dedup-state.ts).
   const dedups = new DedupStates();
   const streamingDedup = dedups.hook((sql) => /__TRB_LO_\d+__/.test(sql));
+  // Conditions in select lists answer `bool` as in historical results (bool-results.ts).
   const translate = (q: SelectQuery, r: TableResolver = resolver) =>
-    translateQuery(q, { resolver: r, streamingFunction, streamingDedup });
+    translateQuery(q, { resolver: r, streamingFunction, streamingDedup, boolResults: true });
 
   // Joins of streams: refuse what cannot be answered right; plan how each step reads its sides.
   const joins = await planJoins(
@@ -456,7 +457,8 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       ...(lags
         ? {
             lags: {
-              carry: new SqlTemplate(translate(lags.carry)),
+              // The carried values are read back as literals: the engine's own types.
+              carry: new SqlTemplate(translateQuery(lags.carry, { resolver, streamingFunction, streamingDedup })),
               depths: lags.values.map((v) => v.depth),
               keyed: lags.keyed,
             },
@@ -502,7 +504,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       select,
       wf,
       (q, r = resolver) =>
-        translateQuery(q, { resolver: r, streamingFunction: sessionFunction, streamingDedup }),
+        translateQuery(q, { resolver: r, streamingFunction: sessionFunction, streamingDedup, boolResults: true }),
       (e) => translateExpression(e, { resolver, streamingFunction }),
       resolver,
     );
@@ -628,6 +630,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
           : `(SELECT * FROM __TRB_STATE__ WHERE ${P.emitFilter})`,
       ),
       streamingFunction: emitFunction,
+      boolResults: true,
     }),
   );
   const noVersions = { [P.versionKeys]: "['']", [P.versionBases]: '[toUInt64(0)]' };
