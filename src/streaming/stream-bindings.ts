@@ -1,3 +1,4 @@
+import { quoteIdentifier } from '../sql/printer/sql-text.ts';
 import { err } from '../errors/tributary-error.ts';
 import { isAggregation } from '../sql/analyzer/query-facts.ts';
 import { isStreamingQuery } from '../sql/analyzer/streaming.ts';
@@ -155,8 +156,12 @@ export class StreamBinder {
           }
           const r = base.resolve(source.definition.db, source.definition.name);
           // The range read exposes `_tp_sn` (a materialized column `*` would not show); keep it out of `*`.
-          const hiddenColumns = [...new Set([...(r?.hiddenColumns ?? []), '_tp_sn'])];
-          return { ...(r ?? { kind: 'stream' }), kind: 'stream', engineSql: rangeSql(source), hiddenColumns };
+          const virtual = r?.virtualColumns ?? [];
+          const hiddenColumns = [...new Set([...(r?.hiddenColumns ?? []), '_tp_sn', ...virtual.map((v) => v.name)])];
+          const engineSql = virtual.length
+            ? `(SELECT *, ${virtual.map((v) => `${v.engineSql} AS ${quoteIdentifier(v.name)}`).join(', ')} FROM ${rangeSql(source)})`
+            : rangeSql(source);
+          return { ...(r ?? { kind: 'stream' }), kind: 'stream', engineSql, hiddenColumns };
         }
         return base.resolve(db, name);
       },

@@ -15,6 +15,7 @@ import type { Expr, FunctionCall, Setting } from '../sql/ast/expression.ts';
 import type { FromItem, Query, SelectQuery, TableFunctionRef } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
+import { monotonicStepSql } from '../sql/translator/monotonic-call.ts';
 import { translateExpression, translateQuery } from '../sql/translator/translate.ts';
 import { splitWindowArgs } from '../sql/translator/window-sources.ts';
 import { toClickHouseType, toProtonType } from '../sql/types/proton-types.ts';
@@ -76,6 +77,9 @@ function streamingFunction(f: FunctionCall): string {
     case 'earliest_ts':
     case 'earliest_timestamp':
       return "toDateTime64(0, 3, 'UTC')";
+    // A tail's monotonic(n) continues from the rows it emitted in earlier steps.
+    case 'monotonic':
+      return monotonicStepSql(f, P.emitted);
     default:
       throw err('NOT_IMPLEMENTED', {
         detail: `Function ${f.name} is not supported in streaming queries yet`,
@@ -405,6 +409,14 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     };
   }
 
+  if (
+    (shape !== 'tail' || join) &&
+    findStreamingFunctions(select).some((f) => f.name.toLowerCase() === 'monotonic')
+  ) {
+    throw err('NOT_IMPLEMENTED', {
+      detail: 'monotonic() is supported in streaming queries without aggregation or join (and in historical ones)',
+    });
+  }
   if (shape === 'tail') {
     const lags = rewriteLags(select);
     if (lags && join)
@@ -435,7 +447,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     await dedups.create(ctx.engine);
     let header = await describe(
       ctx.engine,
-      tail.fill({ ...EMPTY_RANGES(sources), ...noCarry, [P.emitVersion]: 0 }),
+      tail.fill({ ...EMPTY_RANGES(sources), ...noCarry, [P.emitVersion]: 0, [P.emitted]: 0 }),
     );
     if (policy.changelog && !header.some((h) => h.name === '_tp_delta')) {
       changelog = { deltaIndex: header.length };
