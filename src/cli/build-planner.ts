@@ -191,8 +191,10 @@ export function buildPlanner(deps: PlannerDeps): {
   const insertIntoStreams = insertIntoExternalHandler(
     { ...externalDeps, engine: deps.engine, streams: deps.streams, resolver },
     // A random stream read by INSERT ... SELECT ... LIMIT n is a batch of n rows (randomInsertRows).
-    (s, ctx) =>
-      insertHandler({ ...base, resolver: randomStreamResolver(resolver, randoms, randomInsertRows(s)) })(s, ctx),
+    (s, ctx) => {
+      const rows = randomInsertRows(s);
+      return insertHandler({ ...base, resolver: randomStreamResolver(resolver, randoms, rows) })(s, ctx);
+    },
   );
   const select = (query: Query, ctx: Parameters<ReturnType<typeof selectHandler>>[1]) => {
     refuseWriteOnlyReads(externalDeps, query);

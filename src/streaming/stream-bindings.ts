@@ -1,9 +1,9 @@
-import { quoteIdentifier } from '../sql/printer/sql-text.ts';
 import { err } from '../errors/tributary-error.ts';
 import { isAggregation } from '../sql/analyzer/query-facts.ts';
 import { isStreamingQuery } from '../sql/analyzer/streaming.ts';
 import type { Expr } from '../sql/ast/expression.ts';
 import type { FromItem, Query, SelectQuery, WithItem } from '../sql/ast/query.ts';
+import { quoteIdentifier } from '../sql/printer/sql-text.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
 import type { StreamDefinition } from '../stream/stream-definition.ts';
 import { hasRangeCondition } from './join-range.ts';
@@ -157,7 +157,9 @@ export class StreamBinder {
           const r = base.resolve(source.definition.db, source.definition.name);
           // The range read exposes `_tp_sn` (a materialized column `*` would not show); keep it out of `*`.
           const virtual = r?.virtualColumns ?? [];
-          const hiddenColumns = [...new Set([...(r?.hiddenColumns ?? []), '_tp_sn', ...virtual.map((v) => v.name)])];
+          const hiddenColumns = [
+            ...new Set([...(r?.hiddenColumns ?? []), '_tp_sn', ...virtual.map((v) => v.name)]),
+          ];
           const engineSql = virtual.length
             ? `(SELECT *, ${virtual.map((v) => `${v.engineSql} AS ${quoteIdentifier(v.name)}`).join(', ')} FROM ${rangeSql(source)})`
             : rangeSql(source);

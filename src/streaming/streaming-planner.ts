@@ -14,8 +14,8 @@ import { call, ident, num } from '../sql/ast/build.ts';
 import type { Expr, FunctionCall, Setting } from '../sql/ast/expression.ts';
 import type { FromItem, Query, SelectQuery, TableFunctionRef } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
-import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
 import { monotonicStepSql } from '../sql/translator/monotonic-call.ts';
+import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
 import { translateExpression, translateQuery } from '../sql/translator/translate.ts';
 import { splitWindowArgs } from '../sql/translator/window-sources.ts';
 import { toClickHouseType, toProtonType } from '../sql/types/proton-types.ts';
@@ -414,7 +414,8 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     findStreamingFunctions(select).some((f) => f.name.toLowerCase() === 'monotonic')
   ) {
     throw err('NOT_IMPLEMENTED', {
-      detail: 'monotonic() is supported in streaming queries without aggregation or join (and in historical ones)',
+      detail:
+        'monotonic() is supported in streaming queries without aggregation or join (and in historical ones)',
     });
   }
   if (shape === 'tail') {
@@ -470,7 +471,9 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
         ? {
             lags: {
               // The carried values are read back as literals: the engine's own types.
-              carry: new SqlTemplate(translateQuery(lags.carry, { resolver, streamingFunction, streamingDedup })),
+              carry: new SqlTemplate(
+                translateQuery(lags.carry, { resolver, streamingFunction, streamingDedup }),
+              ),
               depths: lags.values.map((v) => v.depth),
               keyed: lags.keyed,
             },
@@ -516,7 +519,12 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       select,
       wf,
       (q, r = resolver) =>
-        translateQuery(q, { resolver: r, streamingFunction: sessionFunction, streamingDedup, boolResults: true }),
+        translateQuery(q, {
+          resolver: r,
+          streamingFunction: sessionFunction,
+          streamingDedup,
+          boolResults: true,
+        }),
       (e) => translateExpression(e, { resolver, streamingFunction }),
       resolver,
     );

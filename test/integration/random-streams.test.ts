@@ -127,7 +127,9 @@ test('_tp_shard: with shards = n the generated rows go to the n shards in turn; 
   await star.waitForEnd();
   assert.deepEqual(star.header, ['id', 'value', '_tp_time']);
   // A streaming read: _tp_sn from 1, _tp_shard = (_tp_sn - 1) % shards, monotonic(2) in step.
-  await api.exec('CREATE RANDOM STREAM rs_one (id int DEFAULT monotonic(2), value int) SETTINGS eps = 50, shards = 1');
+  await api.exec(
+    'CREATE RANDOM STREAM rs_one (id int DEFAULT monotonic(2), value int) SETTINGS eps = 50, shards = 1',
+  );
   const one = await api.start('SELECT id, _tp_sn, _tp_shard FROM rs_one LIMIT 5');
   await one.waitForEnd();
   assert.deepEqual(one.rows, [

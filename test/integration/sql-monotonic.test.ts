@@ -36,7 +36,11 @@ test('historical: monotonic(n) numbers the rows from n, as int64', async () => {
 });
 
 test('monotonic needs one constant integer: 36 for 1.0, a string or a column', async () => {
-  for (const sql of ["SELECT monotonic('1')", 'SELECT monotonic(1.0)', 'SELECT monotonic(number) FROM numbers(2)']) {
+  for (const sql of [
+    "SELECT monotonic('1')",
+    'SELECT monotonic(1.0)',
+    'SELECT monotonic(number) FROM numbers(2)',
+  ]) {
     const e = await api.startError(sql);
     assert.equal(e.status, 400, sql);
     assert.equal(e.code, 36, `${sql}: ${e.message}`);

@@ -39,7 +39,9 @@ test('tail: conditions answer bool in the header and true/false in the rows', as
     'nullable(bool)',
   ]);
   assert.equal(q.header[2], "or(equals(v, 2), like(id, 'c%'))");
-  await api.exec(`INSERT INTO bool_s (id, v, ts) VALUES ('a', 1, '${T}:01'), ('b', 2, '${T}:02'), ('c', 5, '${T}:03')`);
+  await api.exec(
+    `INSERT INTO bool_s (id, v, ts) VALUES ('a', 1, '${T}:01'), ('b', 2, '${T}:02'), ('c', 5, '${T}:03')`,
+  );
   await q.waitForRows(3);
   assert.deepEqual(q.rows, [
     ['a', false, false, true, true, true, [0], null],
@@ -54,7 +56,9 @@ test('global aggregation: a condition over aggregates and a condition as group k
     'SELECT v > 2 AS big, count() AS c, count() >= 2 AS many, sum(v > 2) AS s FROM bool_s GROUP BY big EMIT PERIODIC 200ms',
   );
   assert.deepEqual(types(q), ['bool', 'uint64', 'bool', 'uint64']);
-  await api.exec(`INSERT INTO bool_s (id, v, ts) VALUES ('a', 1, '${T}:01'), ('b', 3, '${T}:02'), ('c', 5, '${T}:03')`);
+  await api.exec(
+    `INSERT INTO bool_s (id, v, ts) VALUES ('a', 1, '${T}:01'), ('b', 3, '${T}:02'), ('c', 5, '${T}:03')`,
+  );
   const rows = await waitForGroups(q, 2);
   assert.deepEqual(sorted(rows), [
     [false, 1, false, 0],
@@ -84,7 +88,9 @@ test('join of streams and a nested query: conditions answer bool', async () => {
     'SELECT id, rid, v < w AS smaller FROM bool_s INNER JOIN bool_r ON id = rid AND date_diff_within(10s, ts, tts)',
   );
   assert.deepEqual(types(j), ['string', 'string', 'bool']);
-  const n = await api.start('SELECT id, big, NOT big AS small FROM (SELECT id, v > 2 AS big FROM bool_s) WHERE big');
+  const n = await api.start(
+    'SELECT id, big, NOT big AS small FROM (SELECT id, v > 2 AS big FROM bool_s) WHERE big',
+  );
   assert.deepEqual(types(n), ['string', 'bool', 'bool']);
   await api.exec(`INSERT INTO bool_r (rid, w, tts) VALUES ('x', 4, '${T}:01')`);
   await api.exec(`INSERT INTO bool_s (id, v, ts) VALUES ('x', 3, '${T}:02'), ('y', 1, '${T}:02')`);
