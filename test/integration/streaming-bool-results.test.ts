@@ -102,6 +102,35 @@ test('join of streams and a nested query: conditions answer bool', async () => {
   await n.cancel();
 });
 
+test('materialized views: a condition fills a bool target column, and a uint8 or string one as Proton does', async () => {
+  await api.exec('CREATE STREAM bool_mv_s (v int)');
+  await api.exec('CREATE STREAM bool_mv_t (v int, big uint8, b bool, s string)');
+  await api.exec(
+    'CREATE MATERIALIZED VIEW bool_mv INTO bool_mv_t AS SELECT v, v > 1 AS big, v > 2 AS b, v > 2 AS s FROM bool_mv_s',
+  );
+  await api.exec('CREATE MATERIALIZED VIEW bool_mv2 AS SELECT v, v > 1 AS big FROM bool_mv_s');
+  await api.exec('INSERT INTO bool_mv_s (v) VALUES (1), (3)');
+  const read = async (sql: string, n: number) => {
+    for (let attempt = 0; ; attempt++) {
+      const q = await api.start(sql);
+      await q.waitForEnd();
+      if (q.rows.length >= n || attempt === 300) return q;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const t = await read('SELECT v, big, b, s FROM table(bool_mv_t) ORDER BY v', 2);
+  assert.deepEqual(t.rows, [
+    [1, 0, false, 'false'],
+    [3, 1, true, 'true'],
+  ]);
+  const implicit = await read('SELECT v, big FROM table(bool_mv2) ORDER BY v', 2);
+  assert.deepEqual(types(implicit), ['int32', 'bool']);
+  assert.deepEqual(implicit.rows, [
+    [1, false],
+    [3, true],
+  ]);
+});
+
 /** Rows of the latest emit once it holds `n` groups (a global aggregation re-emits every group). */
 async function waitForGroups(q: StreamingQuery, n: number): Promise<unknown[][]> {
   for (;;) {
