@@ -65,6 +65,7 @@ import {
   dropDatabaseForgetsRandomStreams,
   dropRandomStreamHandler,
   maxEventsOf,
+  randomInsertRows,
 } from '../random/random-statements.ts';
 import { RandomStreams } from '../random/random-streams.ts';
 import type { Query } from '../sql/ast/query.ts';
@@ -193,7 +194,11 @@ export function buildPlanner(deps: PlannerDeps): {
   const externalDeps = { externals, defaultDatabase: DEFAULT_DATABASE };
   const insertIntoStreams = insertIntoExternalHandler(
     { ...externalDeps, engine: deps.engine, streams: deps.streams, resolver },
-    insertHandler({ ...base, resolver: randomStreamResolver(resolver, randoms) }),
+    // A random stream read by INSERT ... SELECT ... LIMIT n is a batch of n rows (randomInsertRows).
+    (s, ctx) => {
+      const rows = randomInsertRows(s);
+      return insertHandler({ ...base, resolver: randomStreamResolver(resolver, randoms, rows) })(s, ctx);
+    },
   );
   const select = (query: Query, ctx: Parameters<ReturnType<typeof selectHandler>>[1]) => {
     refuseWriteOnlyReads(externalDeps, query);

@@ -90,7 +90,7 @@ export class RandomGenerator {
     this.busy = true;
     const { db, name } = this.definition;
     try {
-      const sql = randomBatchSql(this.definition, count, { withTime: false });
+      const sql = randomBatchSql(this.definition, count, { withTime: false, rowOffset: this.total });
       const result = await this.deps.engine.query(sql, {
         format: 'JSONEachRow',
         settings: { output_format_json_validate_utf8: 1 },

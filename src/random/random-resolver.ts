@@ -1,5 +1,5 @@
 import type { TableResolver } from '../sql/translator/resolver.ts';
-import { randomBatchSql } from './random-batch-sql.ts';
+import { randomBatchSql, shardSql } from './random-batch-sql.ts';
 import { historicalBatchSize } from './random-settings.ts';
 import type { RandomStreams } from './random-streams.ts';
 
@@ -23,11 +23,14 @@ export function randomStreamResolver(
       const random = randoms.get(r.database, r.name ?? name);
       if (!random) return r;
       const count = historicalBatchSize(random.record.settings, maxEvents);
+      const shards = random.record.settings.shards;
       return {
         ...r,
-        engineSql: `(${randomBatchSql(random.definition, count, { withSn: true })})`,
+        engineSql: `(${randomBatchSql(random.definition, count, { withSn: true, shards })})`,
         insertSql: r.insertSql ?? r.engineSql,
-        hiddenColumns: ['_tp_sn'],
+        hiddenColumns: ['_tp_sn', '_tp_shard'],
+        // Streaming reads of its storage: `_tp_shard` from `_tp_sn` (numbered from 1).
+        virtualColumns: [{ name: '_tp_shard', engineSql: shardSql('_tp_sn - 1', shards) }],
         // With max_events the random stream is a bounded source (Proton's generator ends after
         // max_events rows, and the query with it): the query reads one batch and ends.
         ...(maxEvents !== undefined ? { bounded: true } : {}),

@@ -6,7 +6,7 @@ import { err } from '../errors/tributary-error.ts';
  *   every 2 s; below 0.00001 it is 0, which means "as fast as possible");
  * - `interval_time`: how often a batch is generated, in ms, 1 to 1000 (default 100): eps=1000 with
  *   interval_time=200 makes 200 rows every 200 ms;
- * - `shards`: kept for Proton compatibility (one generator here; `_tp_shard` is not a column).
+ * - `shards`: one generator makes the rows of every shard in turn (`_tp_shard`, random-batch-sql.ts).
  */
 export interface RandomSettings {
   readonly eps: number;

@@ -2,8 +2,8 @@ import { actorOf } from '../catalog/audit.ts';
 import type { StatementHandler } from '../queries/statement-handler.ts';
 import { streamSpecFromAst } from '../queries/statements/stream-spec-from-ast.ts';
 import { statementPlan } from '../queries/static-rows.ts';
-import type { Setting } from '../sql/ast/expression.ts';
-import type { CreateStream, DropStatement } from '../sql/ast/statement.ts';
+import type { Expr, Setting } from '../sql/ast/expression.ts';
+import type { CreateStream, DropStatement, InsertStatement } from '../sql/ast/statement.ts';
 import type { RandomStreams } from './random-streams.ts';
 
 /** CREATE RANDOM STREAM [IF NOT EXISTS] name (col type [DEFAULT expr], ...) [ENGINE Random()] [SETTINGS eps, interval_time, shards]. */
@@ -46,6 +46,24 @@ export function maxEventsOf(settings: readonly Setting[] | undefined): number | 
   if (s?.value.kind !== 'Number') return undefined;
   const n = Number(s.value.text);
   return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+/**
+ * How many rows an `INSERT ... SELECT` reads from the random streams it reads: its `max_events`, or
+ * else the plain LIMIT (plus OFFSET) of its SELECT. Proton's INSERT streams from the generator until
+ * the LIMIT ends it; here the random streams are a bounded batch of that many rows, so the INSERT
+ * ends with the same rows when no filter drops any (a filter leaves fewer). Undefined: neither.
+ */
+export function randomInsertRows(s: InsertStatement): number | undefined {
+  const q = s.query;
+  if (q?.kind !== 'Select') return undefined;
+  const max = maxEventsOf(q.settings);
+  if (max !== undefined) return max;
+  const number = (e: Expr | undefined) => (e?.kind === 'Number' ? Number(e.text) : undefined);
+  const limit = number(q.limit?.limit);
+  if (limit === undefined || !Number.isInteger(limit) || limit <= 0) return undefined;
+  const offset = q.limit?.offset ? number(q.limit.offset) : 0;
+  return offset === undefined || !Number.isInteger(offset) ? undefined : limit + offset;
 }
 
 /** DROP DATABASE: once its streams are gone, the random streams among them are forgotten. */

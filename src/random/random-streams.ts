@@ -89,6 +89,8 @@ export class RandomStreams {
         ...spec,
         columns,
         settings: { storage_type: 'memory', logstore_retention_bytes: RANDOM_MEMORY_CAP },
+        // Proton numbers a random stream's rows from 1.
+        firstSn: 1,
       },
       actor,
     );

@@ -66,6 +66,8 @@ export interface StreamSpec {
   shards?: number;
   replicationFactor?: number;
   description?: string;
+  /** The `_tp_sn` of the first row of a `memory` stream (default 0; random streams number from 1). */
+  firstSn?: number;
   /**
    * The implicit target of a materialized view: its columns are the view's result columns, so
    * `window_start` / `window_end` are allowed (as in Proton's inner streams of window views).
@@ -402,6 +404,7 @@ export function defineStream(spec: StreamSpec, options: DefineOptions = {}): Str
     replicationFactor,
     description: spec.description ?? '',
     settings: passive,
+    ...(spec.firstSn !== undefined ? { firstSn: spec.firstSn } : {}),
   };
   return withCreateQuery(base);
 }

@@ -71,6 +71,8 @@ export interface StreamDefinition {
   readonly shards: number;
   readonly replicationFactor: number;
   readonly description: string;
+  /** The `_tp_sn` of the first row of a `memory` stream (default 0; random streams number from 1). */
+  readonly firstSn?: number;
   /** Other stream settings as given (known to Proton; kept and printed, not acted on). */
   readonly settings: Readonly<Record<string, string>>;
   /** The Proton-dialect CREATE STREAM statement printed from this definition. */

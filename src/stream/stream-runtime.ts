@@ -92,7 +92,9 @@ export class StreamRuntime {
     let wal: WriteAheadLog | undefined;
     let nextSn: number;
     if (def.storageType === 'memory') {
-      nextSn = resume ? resume.nextSn : (await maxSn(o.engine, replayTarget(def))) + 1;
+      nextSn = resume
+        ? resume.nextSn
+        : Math.max(def.firstSn ?? 0, (await maxSn(o.engine, replayTarget(def))) + 1);
     } else if (resume) {
       wal = await WriteAheadLog.open(dir, o.wal);
       nextSn = Math.max(wal.nextSn, resume.nextSn);

@@ -23,6 +23,8 @@ export const P = {
   watermark: '__TRB_WM__',
   batch: '__TRB_BATCH__',
   emitVersion: '__TRB_EMIT_VERSION__',
+  /** Rows the query emitted before this step (monotonic() continues from there). */
+  emitted: '__TRB_EMITTED__',
   emitFilter: '__TRB_EMIT_FILTER__',
   versionKeys: '__TRB_EV_KEYS__',
   versionBases: '__TRB_EV_BASES__',

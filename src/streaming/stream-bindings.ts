@@ -3,6 +3,7 @@ import { isAggregation } from '../sql/analyzer/query-facts.ts';
 import { isStreamingQuery } from '../sql/analyzer/streaming.ts';
 import type { Expr } from '../sql/ast/expression.ts';
 import type { FromItem, Query, SelectQuery, WithItem } from '../sql/ast/query.ts';
+import { quoteIdentifier } from '../sql/printer/sql-text.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
 import type { StreamDefinition } from '../stream/stream-definition.ts';
 import { hasRangeCondition } from './join-range.ts';
@@ -155,8 +156,14 @@ export class StreamBinder {
           }
           const r = base.resolve(source.definition.db, source.definition.name);
           // The range read exposes `_tp_sn` (a materialized column `*` would not show); keep it out of `*`.
-          const hiddenColumns = [...new Set([...(r?.hiddenColumns ?? []), '_tp_sn'])];
-          return { ...(r ?? { kind: 'stream' }), kind: 'stream', engineSql: rangeSql(source), hiddenColumns };
+          const virtual = r?.virtualColumns ?? [];
+          const hiddenColumns = [
+            ...new Set([...(r?.hiddenColumns ?? []), '_tp_sn', ...virtual.map((v) => v.name)]),
+          ];
+          const engineSql = virtual.length
+            ? `(SELECT *, ${virtual.map((v) => `${v.engineSql} AS ${quoteIdentifier(v.name)}`).join(', ')} FROM ${rangeSql(source)})`
+            : rangeSql(source);
+          return { ...(r ?? { kind: 'stream' }), kind: 'stream', engineSql, hiddenColumns };
         }
         return base.resolve(db, name);
       },

@@ -564,6 +564,7 @@ export class StreamingExecution implements RowsPlan {
             ...part.values,
             ...carries,
             [P.emitVersion]: this.emitVersion,
+            [P.emitted]: this.emitted,
           }),
         ),
         true,

@@ -14,6 +14,7 @@ import { call, ident, num } from '../sql/ast/build.ts';
 import type { Expr, FunctionCall, Setting } from '../sql/ast/expression.ts';
 import type { FromItem, Query, SelectQuery, TableFunctionRef } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
+import { monotonicStepSql } from '../sql/translator/monotonic-call.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
 import { translateExpression, translateQuery } from '../sql/translator/translate.ts';
 import { splitWindowArgs } from '../sql/translator/window-sources.ts';
@@ -76,6 +77,9 @@ function streamingFunction(f: FunctionCall): string {
     case 'earliest_ts':
     case 'earliest_timestamp':
       return "toDateTime64(0, 3, 'UTC')";
+    // A tail's monotonic(n) continues from the rows it emitted in earlier steps.
+    case 'monotonic':
+      return monotonicStepSql(f, P.emitted);
     default:
       throw err('NOT_IMPLEMENTED', {
         detail: `Function ${f.name} is not supported in streaming queries yet`,
@@ -333,8 +337,9 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   // dedup() over a range read keeps its keys across steps (dedup-state.ts).
   const dedups = new DedupStates();
   const streamingDedup = dedups.hook((sql) => /__TRB_LO_\d+__/.test(sql));
+  // Conditions in select lists answer `bool` as in historical results (bool-results.ts).
   const translate = (q: SelectQuery, r: TableResolver = resolver) =>
-    translateQuery(q, { resolver: r, streamingFunction, streamingDedup });
+    translateQuery(q, { resolver: r, streamingFunction, streamingDedup, boolResults: true });
 
   // Joins of streams: refuse what cannot be answered right; plan how each step reads its sides.
   const joins = await planJoins(
@@ -404,6 +409,15 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     };
   }
 
+  if (
+    (shape !== 'tail' || join) &&
+    findStreamingFunctions(select).some((f) => f.name.toLowerCase() === 'monotonic')
+  ) {
+    throw err('NOT_IMPLEMENTED', {
+      detail:
+        'monotonic() is supported in streaming queries without aggregation or join (and in historical ones)',
+    });
+  }
   if (shape === 'tail') {
     const lags = rewriteLags(select);
     if (lags && join)
@@ -434,7 +448,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     await dedups.create(ctx.engine);
     let header = await describe(
       ctx.engine,
-      tail.fill({ ...EMPTY_RANGES(sources), ...noCarry, [P.emitVersion]: 0 }),
+      tail.fill({ ...EMPTY_RANGES(sources), ...noCarry, [P.emitVersion]: 0, [P.emitted]: 0 }),
     );
     if (policy.changelog && !header.some((h) => h.name === '_tp_delta')) {
       changelog = { deltaIndex: header.length };
@@ -456,7 +470,10 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       ...(lags
         ? {
             lags: {
-              carry: new SqlTemplate(translate(lags.carry)),
+              // The carried values are read back as literals: the engine's own types.
+              carry: new SqlTemplate(
+                translateQuery(lags.carry, { resolver, streamingFunction, streamingDedup }),
+              ),
               depths: lags.values.map((v) => v.depth),
               keyed: lags.keyed,
             },
@@ -502,7 +519,12 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       select,
       wf,
       (q, r = resolver) =>
-        translateQuery(q, { resolver: r, streamingFunction: sessionFunction, streamingDedup }),
+        translateQuery(q, {
+          resolver: r,
+          streamingFunction: sessionFunction,
+          streamingDedup,
+          boolResults: true,
+        }),
       (e) => translateExpression(e, { resolver, streamingFunction }),
       resolver,
     );
@@ -628,6 +650,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
           : `(SELECT * FROM __TRB_STATE__ WHERE ${P.emitFilter})`,
       ),
       streamingFunction: emitFunction,
+      boolResults: true,
     }),
   );
   const noVersions = { [P.versionKeys]: "['']", [P.versionBases]: '[toUInt64(0)]' };

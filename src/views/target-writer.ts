@@ -2,6 +2,7 @@ import { parse, stringify } from 'lossless-json';
 import type { ResultColumn } from '../queries/query-types.ts';
 import type { StreamStore } from '../stream/stream-store.ts';
 import { type OutputTag, type ResultSink, tagAfter } from '../streaming/result-sink.ts';
+import { boolConversions } from './bool-into-target.ts';
 import type { PauseGate } from './pause-gate.ts';
 
 export interface TargetWriterOptions {
@@ -67,11 +68,12 @@ export class TargetWriter implements ResultSink {
     const writable = new Set(def.columns.filter((c) => !c.alias).map((c) => c.name));
     const keep = this.header.flatMap((c, i) => (writable.has(c.name) && c.name !== '_tp_sn' ? [i] : []));
     const columns = keep.map((i) => (this.header[i] as ResultColumn).name);
+    const converts = boolConversions(this.header, def.columns);
     let data: readonly string[] = rows;
-    if (keep.length !== this.header.length) {
+    if (keep.length !== this.header.length || converts.size > 0) {
       data = rows.map((line) => {
         const row = parse(line) as unknown[];
-        return stringify(keep.map((i) => row[i])) ?? '[]';
+        return stringify(keep.map((i) => converts.get(i)?.(row[i]) ?? row[i])) ?? '[]';
       });
     }
     return Buffer.from(`{"columns":${JSON.stringify(columns)},"data":[${data.join(',')}]}`);

@@ -111,3 +111,38 @@ test('RENAME of a random stream is refused; after DROP DATABASE the name is an o
   await api.exec('CREATE STREAM rs_db.r (id int)');
   assert.deepEqual(await historical('SELECT count() FROM table(rs_db.r)'), [[0]], 'not generated any more');
 });
+
+test('_tp_shard: with shards = n the generated rows go to the n shards in turn; * does not show it', async () => {
+  await api.exec(
+    'CREATE RANDOM STREAM rs_shard (id int DEFAULT monotonic(2), value int) SETTINGS eps = 10, shards = 10, interval_time = 20',
+  );
+  // A historical batch (eps rows) has one row of each shard; INSERT ... SELECT reads the same batch.
+  await api.exec('CREATE STREAM rs_shard_copy (shard int)');
+  await api.exec('INSERT INTO rs_shard_copy (shard) SELECT _tp_shard FROM rs_shard LIMIT 10');
+  assert.deepEqual(
+    await historical('SELECT shard FROM table(rs_shard_copy) ORDER BY shard'),
+    Array.from({ length: 10 }, (_, i) => [i]),
+  );
+  const star = await api.start('SELECT * FROM table(rs_shard) LIMIT 1');
+  await star.waitForEnd();
+  assert.deepEqual(star.header, ['id', 'value', '_tp_time']);
+  // A streaming read: _tp_sn from 1, _tp_shard = (_tp_sn - 1) % shards, monotonic(2) in step.
+  await api.exec(
+    'CREATE RANDOM STREAM rs_one (id int DEFAULT monotonic(2), value int) SETTINGS eps = 50, shards = 1',
+  );
+  const one = await api.start('SELECT id, _tp_sn, _tp_shard FROM rs_one LIMIT 5');
+  await one.waitForEnd();
+  assert.deepEqual(one.rows, [
+    [2, 1, 0],
+    [3, 2, 0],
+    [4, 3, 0],
+    [5, 4, 0],
+    [6, 5, 0],
+  ]);
+  const q = await api.start('SELECT _tp_sn, _tp_shard FROM rs_shard LIMIT 12');
+  await q.waitForEnd();
+  assert.deepEqual(
+    q.rows,
+    Array.from({ length: 12 }, (_, i) => [i + 1, i % 10]),
+  );
+});

@@ -89,6 +89,7 @@ export const STREAMING_ONLY_FUNCTIONS: ReadonlySet<string> = new Set([
   'emit_version',
   'earliest_ts',
   'earliest_timestamp',
+  'monotonic',
 ]);
 
 /** Proton table functions with streaming meaning (FROM position). */

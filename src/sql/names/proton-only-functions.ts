@@ -109,7 +109,6 @@ export const UNSUPPORTED_PROTON_FUNCTIONS: ReadonlyMap<string, string> = new Map
     'grok patterns are not supported; use extract_all_groups() or regexp_extract() with the regular expression',
   ],
   ['meili_match', INTERNAL],
-  ['monotonic', INTERNAL],
   ['to_concrete_type', INTERNAL],
   ['group_uniq_array_retract', `${INTERNAL}; group_uniq_array() retracts over changelog inputs`],
   ['to_date_time_components', INTERNAL],

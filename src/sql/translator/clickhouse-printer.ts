@@ -56,6 +56,12 @@ export interface TranslateOptions {
    */
   readonly protonResults?: boolean;
   /**
+   * Select items that are conditions answer `bool` (bool-results.ts), without the rest of
+   * protonResults: the streaming planner sets it on the SQL of the steps whose rows reach the user
+   * (tail, fold and emit), so streaming and historical results share one rule.
+   */
+  readonly boolResults?: boolean;
+  /**
    * `dedup(s, keys...[, ttl][, limit])` in a streaming query: the planner keeps the keys seen
    * across steps and answers the FROM text (undefined: the historical form). Without a hook,
    * dedup keeps the first row per key of what it reads.
@@ -384,7 +390,7 @@ export class ClickHousePrinter extends StatementPrinter {
 
   /** A condition select item as `to_bool(...)` (same name) when Proton's bool results are asked for. */
   private boolItem(c: Expr): Expr {
-    if (!this.options.protonResults) return c;
+    if (!this.options.protonResults && !this.options.boolResults) return c;
     if (c.kind === 'Alias') return { ...c, expr: asBool(c.expr) };
     return asBool(c);
   }

@@ -1,5 +1,6 @@
 import { err } from '../../errors/tributary-error.ts';
 import type { Expr, FunctionCall, WindowSpec } from '../ast/expression.ts';
+import { monotonicExpr } from './monotonic-call.ts';
 
 /**
  * Proton functions that the streaming planner runs in streaming queries and that Proton also
@@ -17,6 +18,7 @@ import type { Expr, FunctionCall, WindowSpec } from '../ast/expression.ts';
  *   `_tp_time`) stays streaming-only (NOT_IMPLEMENTED, which the analyzer tolerates).
  * - `lag_behind(offset[, t1, t2])`: how far a streaming join's sides may drift apart; a historical
  *   query reads both sides whole, so the condition always holds (`true`).
+ * - `monotonic(n)`: n, n + 1, ... over the query's rows in read order (monotonic-call.ts).
  *
  * `emit_version()` has no historical meaning (there are no emits) and stays refused.
  */
@@ -83,6 +85,8 @@ export function historicalStreamingCall(f: FunctionCall): Expr | undefined {
         span: at,
       };
     }
+    case 'monotonic':
+      return monotonicExpr(f);
     case 'lag_behind':
       if (a.length !== 1 && a.length !== 3) throw arity(f, 'lag_behind(offset[, time1, time2])');
       return { kind: 'Bool', value: true, span: at };

@@ -59,6 +59,11 @@ export interface ResolvedTable {
    * stream's table): `*` over this source becomes `* EXCEPT (...)`. Naming them explicitly still works.
    */
   readonly hiddenColumns?: readonly string[];
+  /**
+   * Columns a streaming range read computes from the stored ones, e.g. a random stream's
+   * `_tp_shard` (stream-bindings.ts adds them to the range read; `*` does not show them).
+   */
+  readonly virtualColumns?: readonly { readonly name: string; readonly engineSql: string }[];
   /** For views: the view's SELECT, expanded inline where the view is used. */
   readonly viewQuery?: Query;
   /** True when the data is bounded even in a streaming query (e.g. a view defined over table()). */
