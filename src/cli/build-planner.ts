@@ -79,6 +79,7 @@ import { CatalogResolver } from '../streaming/catalog-resolver.ts';
 import { SharedStepReads } from '../streaming/shared-step-reads.ts';
 import { storeRanges } from '../streaming/store-ranges.ts';
 import { rewriteAggregateUdfs } from '../udf/aggregate-udf-rewrite.ts';
+import { selectSourceColumns } from '../udf/select-source-columns.ts';
 import type { UdfService } from '../udf/udf-service.ts';
 import { createFunctionHandler, dropFunctionHandler, showFunctionsHandler } from '../udf/udf-statements.ts';
 import type { RetryPolicy } from '../views/materialized-view-runner.ts';
@@ -169,7 +170,12 @@ export function buildPlanner(deps: PlannerDeps): {
       ...(udfs
         ? {
             rewrite: (q: Query, streaming: boolean) =>
-              rewriteAggregateUdfs(q, (n) => udfs.definition(n), streaming),
+              rewriteAggregateUdfs(
+                q,
+                (n) => udfs.definition(n),
+                streaming,
+                (sel) => selectSourceColumns(resolver, sel),
+              ),
           }
         : {}),
     });
