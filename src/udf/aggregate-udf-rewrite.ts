@@ -136,7 +136,7 @@ export function rewriteAggregateUdfs(
     };
     const args = c.args.map(collected);
     if (!def.customized_emit) return { ...call(engineFunctionName(def), ...args), span: c.span };
-    // An aggregate with its own emit (customized-emit.md): each value carries the batch that
+    // An aggregate with its own emit (docs/sql-reference.md): each value carries the batch that
     // folded it and its sequence number; the function replays the older batches, processes the
     // step's batch and answers the results process() asked to emit, one row each (array_join).
     customEmit = true;
