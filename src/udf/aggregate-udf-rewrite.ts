@@ -9,6 +9,7 @@ import { protonColumnName } from '../sql/translator/column-names.ts';
 import { translateType } from '../sql/translator/translate.ts';
 import { toProtonType } from '../sql/types/proton-types.ts';
 import { P } from '../streaming/sql-template.ts';
+import type { SelectSource } from './select-source-columns.ts';
 import type { UdfDefinition } from './udf-definition.ts';
 import { engineFunctionName } from './udf-engine-files.ts';
 
@@ -89,9 +90,9 @@ export function rewriteAggregateUdfs(
   /** The query is streaming (an aggregate with its own emit is refused in historical ones). */
   streaming: boolean,
   /** The engine types of the columns a SELECT reads from its FROM, when known (argument checks). */
-  sourceColumns: (select: SelectQuery) => ReadonlyMap<string, string> | undefined = () => undefined,
+  sourceColumns: (select: SelectQuery) => SelectSource | undefined = () => undefined,
 ): Query {
-  let columnsInScope: ReadonlyMap<string, string> | undefined;
+  let columnsInScope: SelectSource | undefined;
   // the SELECT being rewritten has aggregates other than JavaScript ones with their own emit
   let othersInScope = false;
   let customEmit = false;
@@ -121,7 +122,7 @@ export function rewriteAggregateUdfs(
         passed: c.args.length,
         expected: def.arguments.length,
       });
-    if (columnsInScope) checkArgumentTypes(def, c.args, columnsInScope);
+    if (columnsInScope) checkArgumentTypes(def, c.args, columnsInScope.columns);
     if (def.customized_emit && !streaming) throw err('UDF_EMIT_IN_HISTORICAL_QUERY', { name: def.name });
     if (def.customized_emit && othersInScope)
       throw err('NOT_IMPLEMENTED', {
@@ -135,7 +136,14 @@ export function rewriteAggregateUdfs(
       return { ...g, ...(c.filter ? { filter: c.filter } : {}), ...(c.over ? { over: c.over } : {}) };
     };
     const args = c.args.map(collected);
-    if (!def.customized_emit) return { ...call(engineFunctionName(def), ...args), span: c.span };
+    if (!def.customized_emit) {
+      // Over a changelog input process() also gets the rows' deltas (Proton's _tp_delta argument):
+      // the retracting aggregation hands over the group's live rows, each +1; else no deltas.
+      const deltas = columnsInScope?.changelog
+        ? collected(call('to_int8', num(1)))
+        : call('empty_array_int8');
+      return { ...call(engineFunctionName(def), ...args, deltas), span: c.span };
+    }
     // An aggregate with its own emit (docs/sql-reference.md): each value carries the batch that
     // folded it and its sequence number; the function replays the older batches, processes the
     // step's batch and answers the results process() asked to emit, one row each (array_join).

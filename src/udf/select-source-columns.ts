@@ -1,5 +1,14 @@
 import type { FromItem, SelectQuery } from '../sql/ast/query.ts';
+import { isChangelogMode } from '../stream/stream-definition.ts';
 import type { CatalogResolver } from '../streaming/catalog-resolver.ts';
+
+/** What a SELECT reads, as far as JavaScript aggregates care. */
+export interface SelectSource {
+  /** Engine types of its columns, by name. */
+  readonly columns: ReadonlyMap<string, string>;
+  /** A changelog input (a changelog or kv stream read as a stream): aggregates get deltas. */
+  readonly changelog: boolean;
+}
 
 /** Table functions whose first argument is the stream they read (`table(s)`, `tumble(s, ...)`). */
 const READS_FIRST_ARGUMENT = new Set(['table', 'tumble', 'hop', 'session', 'dedup', 'changelog']);
@@ -18,14 +27,14 @@ function streamOf(from: FromItem | undefined): [string | undefined, string] | un
 }
 
 /**
- * The engine types of the columns a SELECT reads, by name, when its FROM is a stream (or a
+ * The columns a SELECT reads (engine types by name), when its FROM is a stream (or a
  * materialized view's target) read directly or through table(), tumble(), hop(), session() etc.
  * Joins, subqueries and views answer undefined: their columns' types are the engine's to know.
  */
 export function selectSourceColumns(
   resolver: CatalogResolver,
   select: SelectQuery,
-): ReadonlyMap<string, string> | undefined {
+): SelectSource | undefined {
   const ref = streamOf(select.from);
   if (!ref) return undefined;
   const [db, name] = ref;
@@ -33,5 +42,7 @@ export function selectSourceColumns(
   if (!resolved) return undefined;
   const def = resolver.streamDefinition(resolved, db, name);
   if (!def) return undefined;
-  return new Map(def.columns.map((c) => [c.name, c.engineType]));
+  const changelog =
+    select.from?.kind === 'Table' && (isChangelogMode(def.mode) || def.mode === 'versioned_kv');
+  return { columns: new Map(def.columns.map((c) => [c.name, c.engineType])), changelog };
 }
