@@ -131,6 +131,11 @@ export function rewriteAggregateUdfs(
       throw err('NOT_IMPLEMENTED', {
         detail: `JavaScript aggregate ${def.name} declares has_customized_emit: it must be the only aggregate of its SELECT`,
       });
+    // its values are tagged with the sequence numbers of the stream it reads
+    if (def.customized_emit && (!columnsInScope || columnsInScope.changelog))
+      throw err('NOT_IMPLEMENTED', {
+        detail: `JavaScript aggregate ${def.name} declares has_customized_emit: its SELECT must read an append stream directly (not a subquery, join, view or changelog input)`,
+      });
     const collect = c.distinct && !def.customized_emit ? 'group_uniq_array' : '__trb_uda_values';
     // OVER (PARTITION BY k) moves onto the collectors, which the streaming planner turns into
     // the query's substreams (substreams.ts) like any aggregate's.

@@ -38,8 +38,27 @@ const defs = new Map<string, UdfDefinition>(
     }),
   ].map((d) => [d.name, d]),
 );
+/** The source `s` of the queries: an append stream with these columns. */
+const S = {
+  columns: new Map([
+    ['t', 'DateTime64(3)'],
+    ['p', 'Float64'],
+    ['v', 'Float64'],
+  ]),
+  changelog: false,
+};
 const rewrite = (sql: string, streaming = true) =>
-  print(rewriteAggregateUdfs(parseQuery(sql), (n) => defs.get(n), streaming) as Query, { pretty: false });
+  print(
+    rewriteAggregateUdfs(
+      parseQuery(sql),
+      (n) => defs.get(n),
+      streaming,
+      (sel) => (sel.from ? S : undefined),
+    ) as Query,
+    {
+      pretty: false,
+    },
+  );
 
 test('an aggregate call folds its arguments with __trb_uda_values; a bare select item keeps its name', () => {
   assert.equal(
@@ -121,6 +140,20 @@ test('wrong arity, misplaced custom emits and OVER with ORDER BY are refused wit
   refused('SELECT stock(t, p), count() FROM s', 48);
   refused('SELECT stock(t, p), sec(p) FROM s', 48);
   refused('SELECT stock(t, p) FROM s EMIT PERIODIC 1s', 48);
+  refused('SELECT stock(1, 2)', 48);
+  assert.throws(
+    () =>
+      rewriteAggregateUdfs(
+        parseQuery('SELECT stock(t, p) FROM kv'),
+        (n) => defs.get(n),
+        true,
+        () => ({
+          ...S,
+          changelog: true,
+        }),
+      ),
+    (e: unknown) => isTributaryError(e) && e.code === 48 && /append stream/.test(e.message),
+  );
   refused('SELECT stock(t, p) FROM table(s)', 2534, false);
   refused('SELECT sec(v) OVER (PARTITION BY k ORDER BY v) FROM s', 48);
   refused('SELECT sec(v) OVER (PARTITION BY k) FROM table(s)', 48, false);
