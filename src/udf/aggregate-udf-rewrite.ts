@@ -81,8 +81,7 @@ function checkArgumentTypes(def: UdfDefinition, args: readonly Expr[], columns: 
  * an ordinary aggregate, so a historical GROUP BY, a global streaming aggregation and a window keep
  * the group's values in the engine (streaming: as -State columns of the query's state table,
  * checkpointed with it) and the function runs when a group's result is emitted; over a changelog
- * input the retracting aggregation hands it the group's live rows (retraction.ts), with their
- * deltas as a last argument. A select item that is the call itself keeps the column name the user
+ * input the retracting aggregation hands it the group's live rows (retraction.ts). A select item that is the call itself keeps the column name the user
  * wrote (`f(a, b)`). An aggregate with its own emit (`has_customized_emit`) becomes
  * `array_join(__trb_uda_f(batches, sns, values..., batch))` in a SELECT that emits on update.
  * Argument count, the types of column arguments and OVER are checked as Proton does.
@@ -144,15 +143,7 @@ export function rewriteAggregateUdfs(
       return { ...g, ...(c.filter ? { filter: c.filter } : {}), ...(c.over ? { over: c.over } : {}) };
     };
     const args = c.args.map(collected);
-    if (!def.customized_emit) {
-      // Over a changelog input process() also gets the rows' deltas (Proton's _tp_delta argument):
-      // the retracting aggregation hands over the group's live rows, each +1; else no deltas.
-      const deltas =
-        streaming && columnsInScope?.changelog
-          ? collected(call('to_int8', num(1)))
-          : call('empty_array_int8');
-      return { ...call(engineFunctionName(def), ...args, deltas), span: c.span };
-    }
+    if (!def.customized_emit) return { ...call(engineFunctionName(def), ...args), span: c.span };
     // An aggregate with its own emit (docs/sql-reference.md): each value carries the batch that
     // folded it and its sequence number; the function replays the older batches, processes the
     // step's batch and answers the results process() asked to emit, one row each (array_join).

@@ -6,7 +6,7 @@ import type { CatalogResolver } from '../streaming/catalog-resolver.ts';
 export interface SelectSource {
   /** Engine types of its columns, by name. */
   readonly columns: ReadonlyMap<string, string>;
-  /** A changelog input (a changelog or kv stream read as a stream): aggregates get deltas. */
+  /** A changelog input (a changelog or kv stream read as a stream). */
   readonly changelog: boolean;
 }
 

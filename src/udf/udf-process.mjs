@@ -8,9 +8,8 @@
 // - javascript scalar: the body is evaluated once in a node:vm context; the function named like
 //   the UDF gets one array per argument and returns an array of results (Proton's contract);
 // - javascript aggregate: each row holds one group's argument arrays (the query's group_array
-//   of each argument) and the deltas array (over a changelog input, else empty); a fresh object
-//   from the body runs initialize, process(columns..., [deltas]), finalize and its result is the
-//   group's value;
+//   of each argument); a fresh object from the body runs initialize, process(columns...),
+//   finalize and its result is the group's value;
 // - javascript aggregate with its own emit (has_customized_emit): each row also holds the batch
 //   and sequence number of each value and the batch being emitted; the older batches are replayed
 //   (process, then finalize to drain what it emitted), the current batch processed, and the group
@@ -153,10 +152,7 @@ function makeJavaScript() {
           const o = __trb_make();
           try { if (typeof o.initialize === 'function') o.initialize(); }
           catch (e) { return { error: 'throw', detail: 'initialize(): ' + String(e && e.message !== undefined ? e.message : e) }; }
-          // the last array holds the rows' deltas over a changelog input (process's last argument), else nothing
-          const args = groups[g].slice(0, -1), deltas = groups[g][groups[g].length - 1];
-          if (deltas.length > 0) args.push(deltas);
-          try { o.process.apply(o, args); }
+          try { o.process.apply(o, groups[g]); }
           catch (e) { return { error: 'process', detail: String(e && e.message !== undefined ? e.message : e) }; }
           let r;
           try { r = o.finalize(); }
