@@ -6,6 +6,8 @@ import type { TargetStream } from '../connectors/inputs/target-stream.ts';
 import type { SinkTopologyNode } from '../connectors/sinks/sink-service.ts';
 import type { SourceTopologyNode } from '../connectors/sources/source-service.ts';
 import type { ExternalTableRecord } from '../external/external-table-definition.ts';
+import type { FunctionCall } from '../sql/ast/expression.ts';
+import { findAll } from '../sql/ast/walk.ts';
 import { parseQuery } from '../sql/parser/parse.ts';
 import type { StreamDefinition } from '../stream/stream-definition.ts';
 import type { ViewRecord } from '../streaming/catalog-resolver.ts';
@@ -34,7 +36,8 @@ export interface TopologyNode {
     | 'sink'
     | 'external_stream'
     | 'external_table'
-    | 'dictionary';
+    | 'dictionary'
+    | 'udf';
   ownership: Actor;
   properties: Record<string, unknown>;
 }
@@ -81,6 +84,17 @@ export interface TopologyResources {
   dictionaries?: readonly TopologyDictionary[];
   /** External tables (s3): nodes that views can read. */
   externalTables?: readonly CatalogRecord<ExternalTableRecord>[];
+  /** User-defined functions (`extraResources=udf`): the views calling one depend on it. */
+  udfs?: readonly TopologyUdf[];
+}
+
+/** A user-defined function as the graph shows it. */
+export interface TopologyUdf {
+  name: string;
+  type: string;
+  is_aggregation: boolean;
+  return_type: string;
+  ownership: Actor;
 }
 
 /**
@@ -256,7 +270,33 @@ export function buildTopology(resources: TopologyResources, db?: string): Topolo
     // The dictionary loads from the stream: data flows stream -> dictionary, which depends on it.
     if (d.stream) link(tables.get(`${d.stream.db}.${d.stream.name}`), id, 'to');
   }
+  // Functions are global: shown in every database's graph. A view or materialized view calling one
+  // depends on it (no data flows from a function, so no edge).
+  for (const f of resources.udfs ?? []) {
+    const id = `udf:${f.name}`;
+    nodes.push({
+      db: db ?? 'default',
+      id,
+      name: f.name,
+      type: 'udf',
+      ownership: f.ownership,
+      properties: { udf_type: f.type, is_aggregation: f.is_aggregation, return_type: f.return_type },
+    });
+    for (const v of views)
+      if (functionsOf(v.view.query).has(f.name)) dependencies.push({ source: v.id, target: id });
+  }
   return { nodes, edges, dependencies };
+}
+
+/** The names of the functions a view's query calls (none when it does not parse). */
+function functionsOf(query: string | undefined): Set<string> {
+  if (!query) return new Set();
+  try {
+    const calls = findAll(parseQuery(query), (n): n is FunctionCall => n.kind === 'Function');
+    return new Set(calls.map((c) => c.name));
+  } catch {
+    return new Set();
+  }
 }
 
 function viewName(r: CatalogRecord<Partial<ViewRecord>>): { db: string; name: string } {

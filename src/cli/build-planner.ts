@@ -80,6 +80,7 @@ import { CatalogResolver } from '../streaming/catalog-resolver.ts';
 import { SharedStepReads } from '../streaming/shared-step-reads.ts';
 import { storeRanges } from '../streaming/store-ranges.ts';
 import { rewriteAggregateUdfs } from '../udf/aggregate-udf-rewrite.ts';
+import { selectSourceColumns } from '../udf/select-source-columns.ts';
 import type { UdfService } from '../udf/udf-service.ts';
 import { createFunctionHandler, dropFunctionHandler, showFunctionsHandler } from '../udf/udf-statements.ts';
 import type { RetryPolicy } from '../views/materialized-view-runner.ts';
@@ -151,6 +152,17 @@ export function buildPlanner(deps: PlannerDeps): {
     DEFAULT_DATABASE,
     udfs ? (name) => udfs.resolveFunction(name) : undefined,
   );
+  // A view's query calling a JavaScript aggregate is rewritten where the view is expanded.
+  const udaRewrite = udfs
+    ? (q: Query, streaming: boolean) =>
+        rewriteAggregateUdfs(
+          q,
+          (n) => udfs.definition(n),
+          streaming,
+          (sel) => selectSourceColumns(resolver, sel),
+        )
+    : undefined;
+  if (udaRewrite) resolver.rewriteViews(udaRewrite);
   const sharedReads = new SharedStepReads();
   // Random streams: generated while streaming queries read them, a fresh batch in historical reads.
   const randoms = new RandomStreams({
@@ -167,12 +179,7 @@ export function buildPlanner(deps: PlannerDeps): {
       resolver: randomStreamResolver(resolver, randoms, maxEvents),
       ranges,
       streamDefinition: (resolved, db, name) => resolver.streamDefinition(resolved, db, name),
-      ...(udfs
-        ? {
-            rewrite: (q: Query, streaming: boolean) =>
-              rewriteAggregateUdfs(q, (n) => udfs.definition(n), streaming),
-          }
-        : {}),
+      ...(udaRewrite ? { rewrite: udaRewrite } : {}),
     });
   // External streams (src/external/streams): the views and MVs that guard their names come below.
   let mvsLater: MaterializedViews | undefined;

@@ -34,6 +34,8 @@ export function udfFailure(message: string): TributaryError | undefined {
         return err('UDF_AGGREGATE_PROCESS_ERROR', { name, detail });
       case 'result':
         return err('UDF_BAD_RESULT', { name, detail });
+      case 'emit_count':
+        return err('UDF_EMIT_COUNT', { name, detail });
       case 'timeout':
       case 'remote_timeout':
         return err('UDF_TIMEOUT', { name, detail });

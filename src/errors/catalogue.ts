@@ -496,6 +496,18 @@ export const ERRORS = {
     system: 'timeplusd',
     message: "Number of arguments for function {name} doesn't match: passed {passed}, should be {expected}",
   },
+  UDF_ARGUMENT_TYPE: {
+    code: 43,
+    status: 400,
+    system: 'timeplusd',
+    message: 'Argument {position} of function {name} must be {expected}, but it is {actual}',
+  },
+  UDF_EMIT_COUNT: {
+    code: 53,
+    status: 400,
+    system: 'timeplusd',
+    message: 'JavaScript aggregate {name}: {detail}',
+  },
   UDF_EMIT_IN_HISTORICAL_QUERY: {
     code: 2534,
     status: 400,

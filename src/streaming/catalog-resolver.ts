@@ -65,6 +65,14 @@ export class CatalogResolver implements TableResolver {
     return this.functions?.(name);
   }
 
+  /** What a view's query becomes before it is expanded (JavaScript aggregates, src/udf). */
+  private viewRewrite: ((query: Query, streaming: boolean) => Query) | undefined;
+
+  /** Rewrite every view's query with `rewrite` where it is expanded (the one a SELECT gets too). */
+  rewriteViews(rewrite: (query: Query, streaming: boolean) => Query): void {
+    this.viewRewrite = rewrite;
+  }
+
   /** Ask `resolver` for names that are no stream, view or engine table. */
   addFallback(resolver: TableResolver): void {
     this.fallbacks.push(resolver);
@@ -80,7 +88,9 @@ export class CatalogResolver implements TableResolver {
         const target = this.streams.get(database, view.target_stream ?? name)?.value;
         return target ? this.streamTable(target, 'materialized_view', name) : undefined;
       }
-      const viewQuery = this.viewQuery(database, name, view.query);
+      const parsed = this.viewQuery(database, name, view.query);
+      const bounded = this.isBounded(`${database}.${name}`, parsed);
+      const viewQuery = this.viewRewrite ? this.viewRewrite(parsed, !bounded) : parsed;
       return {
         kind: 'view',
         database,
@@ -89,7 +99,7 @@ export class CatalogResolver implements TableResolver {
         viewQuery,
         ...(view.columns ? { columns: view.columns } : {}),
         // A view whose query reads no stream incrementally (table(s), engine tables) is bounded.
-        ...(this.isBounded(`${database}.${name}`, viewQuery) ? { bounded: true } : {}),
+        ...(bounded ? { bounded: true } : {}),
       };
     }
     // A dictionary reads like a table of its current content (bounded: it has no stream of changes).

@@ -872,6 +872,8 @@ export class StreamingExecution implements RowsPlan {
     let sql = agg.emit.fill({
       __TRB_STATE__: state.name,
       [P.emitFilter]: filter,
+      // the batch being emitted (JavaScript aggregates with their own emit process its values)
+      [P.batch]: this.batch,
       [P.emitVersion]: this.emitVersion,
       ...this.versionArrays(),
     });

@@ -657,7 +657,13 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   await dedups.create(ctx.engine);
   let header = await describe(
     ctx.engine,
-    emitSql.fill({ __TRB_STATE__: `(${emptyFold})`, [P.emitFilter]: 1, [P.emitVersion]: 0, ...noVersions }),
+    emitSql.fill({
+      __TRB_STATE__: `(${emptyFold})`,
+      [P.emitFilter]: 1,
+      [P.emitVersion]: 0,
+      [P.batch]: 0,
+      ...noVersions,
+    }),
   );
   if (versioned) header = header.filter((h) => h.name !== '__trb_evk' && h.name !== '__trb_ev');
   if (changelog) {

@@ -24,6 +24,17 @@ export function engineFunctionName(def: Pick<UdfDefinition, 'name' | 'type' | 'i
   return def.is_aggregation ? `__trb_uda_${def.name}` : def.name;
 }
 
+/**
+ * An aggregate with its own emit (`has_customized_emit`) gets, before its values, the batch that
+ * folded each value and its sequence number, and after them the batch being emitted; it answers
+ * an array of the results to emit (aggregate-udf-rewrite.ts).
+ */
+const EMIT_TAGS = [
+  { name: '__trb_batches', proton: 'array(uint64)', engine: 'Array(UInt64)' },
+  { name: '__trb_sns', proton: 'array(int64)', engine: 'Array(Int64)' },
+];
+const EMIT_BATCH = { name: '__trb_batch', proton: 'uint64', engine: 'UInt64' };
+
 /** Processes per function the engine keeps for concurrent queries. */
 const POOL_SIZE = 2;
 const RUNNER = fileURLToPath(new URL('./udf-process.mjs', import.meta.url));
@@ -39,7 +50,12 @@ function processSpec(def: UdfDefinition): Record<string, unknown> {
     name: def.name,
     kind: def.type === 'remote' ? 'remote' : 'javascript',
     aggregate,
-    arguments: def.arguments.map((a) => ({ name: a.name, type: aggregate ? `array(${a.type})` : a.type })),
+    arguments: [
+      ...(def.customized_emit ? EMIT_TAGS.map((t) => ({ name: t.name, type: t.proton })) : []),
+      ...def.arguments.map((a) => ({ name: a.name, type: aggregate ? `array(${a.type})` : a.type })),
+      ...(def.customized_emit ? [{ name: EMIT_BATCH.name, type: EMIT_BATCH.proton }] : []),
+    ],
+    ...(def.customized_emit ? { customizedEmit: true } : {}),
     timeoutMs: def.execution_timeout,
     ...(def.source !== undefined ? { source: def.source } : {}),
     ...(def.url !== undefined ? { url: def.url } : {}),
@@ -51,17 +67,23 @@ function functionXml(def: UdfDefinition, script: string): string {
   const aggregate = def.is_aggregation;
   // The engine waits a little longer than the process's own limit, which reports the clearer error.
   const readTimeout = (def.execution_timeout ?? 10_000) + 5_000;
-  const args = def.arguments
-    .map((a) => {
+  const argument = (type: string, name: string) =>
+    `<argument><type>${xml(type)}</type><name>${xml(name)}</name></argument>`;
+  const emitting = def.customized_emit === true;
+  const args = [
+    ...(emitting ? EMIT_TAGS.map((t) => argument(t.engine, t.name)) : []),
+    ...def.arguments.map((a) => {
       const t = translateType(a.type);
-      return `<argument><type>${xml(aggregate ? `Array(${t})` : t)}</type><name>${xml(a.name)}</name></argument>`;
-    })
-    .join('');
+      return argument(aggregate ? `Array(${t})` : t, a.name);
+    }),
+    ...(emitting ? [argument(EMIT_BATCH.engine, EMIT_BATCH.name)] : []),
+  ].join('');
+  const returnType = translateType(def.return_type);
   return [
     '<functions><function>',
     '<type>executable_pool</type>',
     `<name>${xml(engineFunctionName(def))}</name>`,
-    `<return_type>${xml(translateType(def.return_type))}</return_type>`,
+    `<return_type>${xml(emitting ? `Array(${returnType})` : returnType)}</return_type>`,
     args,
     '<format>JSONEachRow</format>',
     `<command>${xml(script)}</command>`,

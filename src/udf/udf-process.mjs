@@ -10,6 +10,10 @@
 // - javascript aggregate: each row holds one group's argument arrays (the query's group_array
 //   of each argument); a fresh object from the body runs initialize, process(columns...),
 //   finalize and its result is the group's value;
+// - javascript aggregate with its own emit (has_customized_emit): each row also holds the batch
+//   and sequence number of each value and the batch being emitted; the older batches are replayed
+//   (process, then finalize to drain what it emitted), the current batch processed, and the group
+//   answers finalize()'s array when process() returned a count above zero (else an empty array);
 // - remote: the chunk is POSTed as `{"<arg>": [...]}` and the answer `{"result": [...]}` read.
 //
 // A failure writes one line `TRIBUTARY_UDF_ERROR {"kind", "detail"}` to stderr and exits 1: the
@@ -92,8 +96,57 @@ function makeJavaScript() {
     fail(e && e.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT' ? 'timeout' : 'definition', messageOf(e));
   }
   // The drivers run inside the context, so the time limit covers the whole chunk.
-  const driver = spec.aggregate
+  const driver = spec.customizedEmit
     ? new vm.Script(`(function (groups) {
+        const message = (e) => String(e && e.message !== undefined ? e.message : e);
+        const out = new Array(groups.length);
+        for (let g = 0; g < groups.length; g++) {
+          const row = groups[g];
+          const batches = row[0], sns = row[1], current = row[row.length - 1];
+          const values = row.slice(2, row.length - 1);
+          const order = batches.map((_, i) => i).sort((a, b) => sns[a] - sns[b]);
+          const older = values.map(() => []), newer = values.map(() => []);
+          let olderCount = 0, newerCount = 0;
+          for (const i of order) {
+            const into = batches[i] < current ? older : batches[i] === current ? newer : undefined;
+            if (!into) continue;
+            if (into === older) olderCount++; else newerCount++;
+            for (let v = 0; v < values.length; v++) into[v].push(values[v][i]);
+          }
+          out[g] = [];
+          if (newerCount === 0) continue;
+          const o = __trb_make();
+          try { if (typeof o.initialize === 'function') o.initialize(); }
+          catch (e) { return { error: 'throw', detail: 'initialize(): ' + message(e) }; }
+          // the batches emitted before: replayed, their results drained as they were then
+          if (olderCount > 0) {
+            let n;
+            try { n = o.process.apply(o, older); }
+            catch (e) { return { error: 'process', detail: message(e) }; }
+            if (typeof n === 'number' && n > 0) {
+              try { o.finalize(); }
+              catch (e) { return { error: 'finalize', detail: message(e) }; }
+            }
+          }
+          let n;
+          try { n = o.process.apply(o, newer); }
+          catch (e) { return { error: 'process', detail: message(e) }; }
+          if (n === undefined) n = 0;
+          if (typeof n !== 'number' || !Number.isInteger(n) || n < 0)
+            return { error: 'emit_count', detail: 'process() must return how many results to emit (a number), not ' + JSON.stringify(n) };
+          if (n === 0) continue;
+          let r;
+          try { r = o.finalize(); }
+          catch (e) { return { error: 'finalize', detail: message(e) }; }
+          if (!Array.isArray(r)) return { error: 'finalize', detail: 'finalize() must return an array of the results to emit' };
+          if (r.length !== n)
+            return { error: 'finalize', detail: 'process() asked to emit ' + n + ' times but finalize() returned ' + r.length + ' results' };
+          out[g] = r;
+        }
+        return { out };
+      })(__trb_input)`)
+    : spec.aggregate
+      ? new vm.Script(`(function (groups) {
         const out = new Array(groups.length);
         for (let g = 0; g < groups.length; g++) {
           const o = __trb_make();
@@ -109,7 +162,7 @@ function makeJavaScript() {
         }
         return { out };
       })(__trb_input)`)
-    : new vm.Script(`(function (cols) {
+      : new vm.Script(`(function (cols) {
         try { return { out: __trb_fn.apply(null, cols) }; }
         catch (e) { return { error: 'throw', detail: String(e && e.message !== undefined ? e.message : e) }; }
       })(__trb_input)`);

@@ -94,14 +94,15 @@ export class UdfService {
 
   /**
    * `name` in SQL: a scalar UDF is called by its engine name. A JavaScript aggregate is rewritten
-   * before translation (aggregate-udf-rewrite.ts); one met here was not (a view's query).
+   * before translation (aggregate-udf-rewrite.ts), in a view's query where the view is expanded;
+   * one met here was not.
    */
   resolveFunction(name: string): UdfResolution | undefined {
     const def = this.definition(name);
     if (def && !def.is_aggregation) return { clickhouse: engineFunctionName(def), aggregate: false };
     if (def?.is_aggregation)
       throw err('NOT_IMPLEMENTED', {
-        detail: `JavaScript aggregate ${name} is not supported inside a view's query yet; call it in the query that reads the view`,
+        detail: `JavaScript aggregate ${name} is not supported here (only in the SELECT of a query, a view or a materialized view)`,
       });
     if (name.startsWith('__trb_uda_')) {
       const agg = this.definition(name.slice('__trb_uda_'.length));

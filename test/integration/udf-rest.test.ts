@@ -129,3 +129,34 @@ test('create, list, get, replace, show, drop; refusals; functions persist across
   assertError(await h.call('DELETE', '/v1beta2/udfs/rest_add_five'), 404, 46);
   assertError(await sql('SELECT rest_add_five(1)'), 400, 46, /Unknown function rest_add_five/);
 });
+
+test('the topology shows user-defined functions with extraResources=udf, and the views that call them', async (t) => {
+  const h = await startHarness();
+  t.after(() => h.close());
+  assert.equal((await h.call('POST', '/v1beta2/udfs', { body: ADD_FIVE })).statusCode, 201);
+  const exec = (sql: string) =>
+    h.call('POST', '/v1beta2/queries', { body: { sql }, headers: { accept: 'text/event-stream' } });
+  assert.equal((await exec('CREATE STREAM topo_src (v float32)')).statusCode, 204);
+  assert.equal(
+    (await exec('CREATE VIEW topo_plus AS SELECT rest_add_five(v) AS w FROM topo_src')).statusCode,
+    204,
+  );
+  assert.equal((await exec('CREATE VIEW topo_plain AS SELECT v FROM topo_src')).statusCode, 204);
+  type Topo = {
+    nodes: { id: string; type: string; properties: Record<string, unknown> }[];
+    dependencies: unknown[];
+  };
+  // Without the extra resource: no function nodes.
+  const plain = (await h.call('GET', '/v1beta2/topology?db=default')).json() as Topo;
+  assert.ok(!plain.nodes.some((n) => n.type === 'udf'), JSON.stringify(plain.nodes));
+  const topo = (await h.call('GET', '/v1beta2/topology?db=default&extraResources=udf')).json() as Topo;
+  const udf = topo.nodes.find((n) => n.id === 'udf:rest_add_five');
+  assert.deepEqual(udf?.properties, {
+    udf_type: 'javascript',
+    is_aggregation: false,
+    return_type: 'float32',
+  });
+  assert.equal(udf?.type, 'udf');
+  const onUdf = topo.dependencies.filter((d) => (d as { target: string }).target === 'udf:rest_add_five');
+  assert.deepEqual(onUdf, [{ source: 'view:default.topo_plus', target: 'udf:rest_add_five' }]);
+});

@@ -38,8 +38,27 @@ const defs = new Map<string, UdfDefinition>(
     }),
   ].map((d) => [d.name, d]),
 );
+/** The source `s` of the queries: an append stream with these columns. */
+const S = {
+  columns: new Map([
+    ['t', 'DateTime64(3)'],
+    ['p', 'Float64'],
+    ['v', 'Float64'],
+  ]),
+  changelog: false,
+};
 const rewrite = (sql: string, streaming = true) =>
-  print(rewriteAggregateUdfs(parseQuery(sql), (n) => defs.get(n), streaming) as Query, { pretty: false });
+  print(
+    rewriteAggregateUdfs(
+      parseQuery(sql),
+      (n) => defs.get(n),
+      streaming,
+      (sel) => (sel.from ? S : undefined),
+    ) as Query,
+    {
+      pretty: false,
+    },
+  );
 
 test('an aggregate call folds its arguments with __trb_uda_values; a bare select item keeps its name', () => {
   assert.equal(
@@ -52,6 +71,41 @@ test('an aggregate call folds its arguments with __trb_uda_values; a bare select
   );
 });
 
+test('OVER (PARTITION BY) moves onto the collectors; an own emit becomes array_join of tagged values, emitting on update', () => {
+  assert.equal(
+    rewrite('SELECT k, sec(v) OVER (PARTITION BY i) FROM s GROUP BY k'),
+    'SELECT k, __trb_uda_sec(__trb_uda_values(v) OVER (PARTITION BY i)) AS `sec(v) OVER (...)` FROM s GROUP BY k',
+  );
+  assert.equal(
+    rewrite('SELECT k, stock(t, p) AS st FROM s GROUP BY k'),
+    'SELECT k, array_join(__trb_uda_stock(__trb_uda_values(to_uint64(__TRB_BATCH__)), __trb_uda_values(_tp_sn), __trb_uda_values(t), __trb_uda_values(p), to_uint64(__TRB_BATCH__))) AS st FROM s GROUP BY k EMIT ON UPDATE',
+  );
+});
+
+test('column arguments are checked against the declared types when the source is known (43)', () => {
+  const columns = new Map([
+    ['t', 'DateTime64(6)'],
+    ['i8', 'Int8'],
+    ['p', 'Float64'],
+  ]);
+  const withSource = (sql: string) =>
+    rewriteAggregateUdfs(
+      parseQuery(sql),
+      (n) => defs.get(n),
+      true,
+      () => ({ columns, changelog: false }),
+    );
+  // the precision of a datetime64 may differ
+  withSource('SELECT stock(t, p) FROM s');
+  assert.throws(
+    () => withSource('SELECT stock(i8, p) FROM s'),
+    (e: unknown) =>
+      isTributaryError(e) &&
+      e.code === 43 &&
+      /Argument 1 of function stock must be datetime64\(3\), but it is int8/.test(e.message),
+  );
+});
+
 test('queries without aggregates are returned as they are', () => {
   const q = parseQuery('SELECT my_plus(v) FROM s');
   assert.equal(
@@ -60,7 +114,7 @@ test('queries without aggregates are returned as they are', () => {
   );
 });
 
-test('wrong arity, a custom emit and OVER are refused with their codes', () => {
+test('wrong arity, misplaced custom emits and OVER with ORDER BY are refused with their codes', () => {
   const refused = (sql: string, code: number, streaming = true) =>
     assert.throws(
       () => rewrite(sql, streaming),
@@ -69,7 +123,24 @@ test('wrong arity, a custom emit and OVER are refused with their codes', () => {
     );
   refused('SELECT sec(v, 1) FROM s', 42);
   refused('SELECT stock(p) FROM s', 42);
-  refused('SELECT stock(t, p) FROM s', 48);
+  refused('SELECT stock(t, p), count() FROM s', 48);
+  refused('SELECT stock(t, p), sec(p) FROM s', 48);
+  refused('SELECT stock(t, p) FROM s EMIT PERIODIC 1s', 48);
+  refused('SELECT stock(1, 2)', 48);
+  assert.throws(
+    () =>
+      rewriteAggregateUdfs(
+        parseQuery('SELECT stock(t, p) FROM kv'),
+        (n) => defs.get(n),
+        true,
+        () => ({
+          ...S,
+          changelog: true,
+        }),
+      ),
+    (e: unknown) => isTributaryError(e) && e.code === 48 && /append stream/.test(e.message),
+  );
   refused('SELECT stock(t, p) FROM table(s)', 2534, false);
-  refused('SELECT sec(v) OVER (PARTITION BY k) FROM s', 48);
+  refused('SELECT sec(v) OVER (PARTITION BY k ORDER BY v) FROM s', 48);
+  refused('SELECT sec(v) OVER (PARTITION BY k) FROM table(s)', 48, false);
 });

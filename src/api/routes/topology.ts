@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { maskedDictionaryQuery } from '../../dictionaries/masked-query.ts';
 import type { ViewRecord } from '../../streaming/catalog-resolver.ts';
+import type { UdfDefinition } from '../../udf/udf-definition.ts';
+import { UDF_KIND } from '../../udf/udf-service.ts';
 import { READ } from '../access.ts';
 import type { Services } from '../services.ts';
 import { buildTopology, type TopologyInput } from '../topology-graph.ts';
@@ -10,7 +12,8 @@ const topologyQuery = {
     type: 'object',
     properties: {
       db: { type: 'string', minLength: 1 },
-      // `dashboard`, `schema`, `udf` in the contract: accepted; those resources are not in the graph yet.
+      // `dashboard`, `schema`, `udf` in the contract: `udf` adds the user-defined functions; the
+      // others are accepted and not in the graph yet.
       extraResources: {},
     },
   },
@@ -22,7 +25,12 @@ const topologyQuery = {
  */
 export function topologyRoutes(app: FastifyInstance, s: Services): void {
   app.get('/v1beta2/topology', { schema: topologyQuery, config: READ }, async (request) => {
-    const { db } = request.query as { db?: string };
+    const { db, extraResources } = request.query as { db?: string; extraResources?: unknown };
+    const extras = new Set(
+      [extraResources]
+        .flat()
+        .flatMap((x) => (typeof x === 'string' ? x.split(',').map((e) => e.trim()) : [])),
+    );
     const service = s.inputs;
     const inputs: TopologyInput[] = service
       ? service.store.list().map((record) => ({
@@ -60,6 +68,17 @@ export function topologyRoutes(app: FastifyInstance, s: Services): void {
             : {}),
         })),
         externalTables: s.externalTables?.list() ?? [],
+        ...(extras.has('udf') && s.udfs
+          ? {
+              udfs: s.catalog.list<UdfDefinition>(UDF_KIND).map((r) => ({
+                name: r.value.name,
+                type: r.value.type,
+                is_aggregation: r.value.is_aggregation,
+                return_type: r.value.return_type,
+                ownership: r.audit.created_by,
+              })),
+            }
+          : {}),
       },
       db,
     );
