@@ -43,6 +43,15 @@ export interface JoinPlan {
   readonly sideReads?: ReadonlyMap<number, JoinSideKind>;
   /** An aggregation over a join of changelog inputs: the side aliases whose `_tp_delta` multiply. */
   readonly deltaOf?: readonly string[];
+  /**
+   * Append right sides of ASOF / LATEST joins (Proton's HashJoin cases 5 and 7): read as the last
+   * `versions` rows per join key (`keys`, the right side's columns) among its rows since the query
+   * started, up to the step.
+   */
+  readonly keyedSources?: ReadonlyMap<
+    number,
+    { readonly versions: number; readonly keys: readonly string[] }
+  >;
   /** How to fill the step's SQL per part; undefined when the query reads one stream. */
   readonly program?: JoinProgram;
   /** `table(s)` joined with a stream: read once into an engine table when the query starts. */
@@ -242,6 +251,18 @@ async function planStreamJoins(
   if (streamSources.some((s) => s.kind === 'stream' && s.definition.mode !== 'append')) {
     return planChangelogInputs(select, sources, streamJoins, ctx, shape);
   }
+  const keyed = streamJoins.find((j) => j.strictness === 'ASOF' || j.strictness === 'LATEST');
+  if (keyed) {
+    if (!topJoin || keyed !== topJoin || sources.length !== 2 || shape === 'window' || shape === 'session')
+      throw notImplemented(
+        `${joinName(keyed)} of two streams is supported between two streams only, as the outermost join of the query, without a window; e.g. FROM l ASOF JOIN r ON l.k = r.k AND l.t >= r.t`,
+      );
+    if (hasRangeCondition(keyed.on))
+      throw notImplemented(
+        `${joinName(keyed)} of two streams takes no time range (date_diff_within); use ON l.k = r.k AND l.t >= r.t`,
+      );
+    return await planVersionedEnrichment(select, keyed, sources, ctes, ctx);
+  }
   const leftJoin = streamJoins.some((j) => j.joinKind === 'LEFT');
   const ranged = streamJoins.filter((j) => hasRangeCondition(j.on));
   if (leftJoin || ranged.length > 0) {
@@ -279,6 +300,15 @@ function kvSide(item: FromItem, sources: readonly BoundSource[], ctes: ReadonlyM
   return s.index;
 }
 
+/** The source of a join side that is one append stream named in the FROM, if it is. */
+function appendSide(item: FromItem, sources: readonly BoundSource[], ctes: ReadonlyMap<string, Query>) {
+  const inside = [...sourcesIn(item, ctes)];
+  if (inside.length !== 1 || item.kind !== 'Table') return undefined;
+  const s = sources[inside[0] as number];
+  if (s?.kind !== 'stream' || s.definition.mode !== 'append') return undefined;
+  return s;
+}
+
 /** Kinds and strictness a join of two streams may have (Proton: RIGHT, FULL and CROSS are refused). */
 function checkStreamJoin(
   j: JoinExpr,
@@ -289,7 +319,8 @@ function checkStreamJoin(
     throw notImplemented(`${joinName(j)} of two streams is not supported; ${STREAM_JOIN_HINT}`);
   }
   if (j.strictness && j.strictness !== 'ALL') {
-    const kv = kvSide(j.right, sources, ctes) !== undefined;
+    const kv =
+      kvSide(j.right, sources, ctes) !== undefined || appendSide(j.right, sources, ctes) !== undefined;
     if (!kv || !['ASOF', 'LATEST'].includes(j.strictness))
       throw notImplemented(`${joinName(j)} of two streams is not supported yet; ${STREAM_JOIN_HINT}`);
   }
@@ -701,4 +732,96 @@ async function timeScale(range: RangeCondition, j: JoinExpr, ctx: JoinPlanContex
       });
   }
   return Math.max(...scales);
+}
+
+/**
+ * Append stream ASOF / LATEST JOIN append stream (Proton's HashJoin cases 5 and 7, §1.9): a
+ * dynamic enrichment. Only left rows make output; the right side is kept as its last
+ * `keep_versions` rows per join key (ASOF: the closest of them by the ON inequality) or its last
+ * row per join key (LATEST), among the rows it received since the query started.
+ */
+async function planVersionedEnrichment(
+  select: SelectQuery,
+  j: JoinExpr,
+  sources: readonly BoundSource[],
+  ctes: ReadonlyMap<string, Query>,
+  ctx: JoinPlanContext,
+): Promise<Omit<JoinPlan, 'snapshots'>> {
+  const right = appendSide(j.right, sources, ctes);
+  const leftReads = [...sourcesIn(j.left, ctes)];
+  const left = leftReads.length === 1 ? sources[leftReads[0] as number] : undefined;
+  const rightAlias = aliasOf(j.right);
+  if (!right || left?.kind !== 'stream' || left.definition.mode !== 'append' || rightAlias === undefined)
+    throw notImplemented(
+      `${joinName(j)} is supported between an append stream (or a query over one) on the left and an append or versioned_kv stream named on the right`,
+    );
+  const rightColumns = new Set([...right.definition.columns.map((c) => c.name), '_tp_time', '_tp_sn']);
+  const leftColumns = columnsOf(j.left, sources, ctx) ?? new Set<string>();
+  const rightColumn = (e: Expr): string | undefined => {
+    if (e.kind !== 'Identifier') return undefined;
+    if (e.parts.length === 2 && e.parts[0] === rightAlias && rightColumns.has(e.parts[1] as string))
+      return e.parts[1];
+    const name = e.parts[0] as string;
+    if (e.parts.length === 1 && rightColumns.has(name) && !leftColumns.has(name)) return name;
+    return undefined;
+  };
+  const keys: string[] = [];
+  for (const c of conjuncts(j.on)) {
+    if (c.kind !== 'Binary' || c.op !== '=') continue;
+    const key = rightColumn(c.left) ?? rightColumn(c.right);
+    if (key === undefined)
+      throw notImplemented(
+        `${joinName(j)} of two streams needs its equal keys to name columns of the right stream (ON l.k = r.k)`,
+      );
+    keys.push(key);
+  }
+  if (keys.length === 0)
+    throw err('INVALID_JOIN_ON_EXPRESSION', {
+      detail: `${joinName(j)} of two streams needs at least one equal key, e.g. ON l.k = r.k AND l.t >= r.t`,
+    });
+  if (j.strictness === 'ASOF') await checkAsofColumn(j, rightColumn, ctx);
+  const versions = j.strictness === 'ASOF' ? ctx.keepVersions : 1;
+  // LATEST: one row per key is left on the right, so the join is a plain one over it.
+  const joined: JoinExpr = j.strictness === 'LATEST' ? { ...j, strictness: 'ALL' } : j;
+  return {
+    select: select.from === j ? { ...select, from: joined } : select,
+    latestSources: new Map(),
+    keyedSources: new Map([[right.index, { versions, keys }]]),
+    program: { kind: 'enrich', left: left.index, right: right.index },
+  };
+}
+
+const ORDERED_TYPE = /^(U?Int\d+|Float\d+|Decimal|Date|DateTime)/;
+
+/**
+ * The right operand of an ASOF join's inequality must be ordered as a number or a time (Proton and
+ * the engine keep its versions sorted by it): a string or any other type answers code 169.
+ */
+async function checkAsofColumn(
+  j: JoinExpr,
+  rightColumn: (e: Expr) => string | undefined,
+  ctx: JoinPlanContext,
+): Promise<void> {
+  for (const c of conjuncts(j.on)) {
+    if (c.kind !== 'Binary' || !['<', '<=', '>', '>='].includes(c.op)) continue;
+    const operand =
+      rightColumn(c.right) !== undefined ? c.right : rightColumn(c.left) !== undefined ? c.left : undefined;
+    if (!operand) continue;
+    const sql = ctx.translate({
+      kind: 'Select',
+      distinct: false,
+      columns: [operand],
+      from: j.right,
+      span: NO_SPAN,
+    });
+    // Described over empty ranges: every placeholder of the step SQL as 0.
+    const d = await ctx.engine.query(`DESCRIBE (${sql.replace(/__TRB_[A-Z0-9_]+?__/g, '0')})`, {
+      format: 'JSONCompactEachRow',
+    });
+    const type = String((JSON.parse(d.text().split('\n')[0] ?? '[]') as unknown[])[1]);
+    if (!ORDERED_TYPE.test(type))
+      throw err('BAD_TYPE_OF_FIELD', {
+        detail: `ASOF JOIN cannot order the right side by ${type} values; its inequality (l.t >= r.t) must compare numbers, dates or datetimes`,
+      });
+  }
 }

@@ -21,6 +21,7 @@ import { toClickHouseType, toProtonType } from '../sql/types/proton-types.ts';
 import { isKvMode, visibleColumns } from '../stream/stream-definition.ts';
 import {
   keptRowsSelect,
+  lastVersionsByKey,
   lastVersionsUpTo,
   latestRowsIn,
   latestRowsOnly,
@@ -37,7 +38,7 @@ import { type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
 import { inlineJoinCte } from './join-cte-inline.ts';
 import { joinDeltaOf, leftChangelogStream, qualifiedDelta } from './join-delta.ts';
 import type { TailVariant } from './join-inputs.ts';
-import { planJoins } from './join-planner.ts';
+import { type JoinPlan, planJoins } from './join-planner.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT } from './join-program.ts';
 import { type JoinSideKind, joinSideSql } from './join-side-read.ts';
 import { carryLiteral, carryMarker, rewriteLags } from './lag-rewrite.ts';
@@ -298,6 +299,8 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   // Right sides of enrichment joins whose rows are kept in an engine table (join-inputs.ts).
   const keptTables = new Map<number, string>();
   let sideReads: ReadonlyMap<number, JoinSideKind> = new Map();
+  // Append right sides of ASOF / LATEST joins: their last rows per join key (join-planner.ts).
+  let keyedSources: NonNullable<JoinPlan['keyedSources']> = new Map();
   // Where the query started reading each source (changelog() sides of a join start there).
   const queryStart = [...startAfter];
   const rangeSql = (s: BoundSource) => {
@@ -316,6 +319,9 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     }
     const kept = keptTables.get(s.index);
     if (s.kind === 'stream' && kept !== undefined) return latestRowsIn(definitionOf(s)!, kept);
+    const keyed = s.kind === 'stream' ? keyedSources.get(s.index) : undefined;
+    if (s.kind === 'stream' && keyed !== undefined)
+      return lastVersionsByKey(s.definition, String(queryStart[s.index] ?? -1), P.hi(s.index), keyed);
     const versions = s.kind === 'stream' ? latestSources.get(s.index) : undefined;
     if (s.kind === 'stream' && versions !== undefined)
       return versions === 1
@@ -353,6 +359,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   select = joins.select;
   latestSources = joins.latestSources;
   sideReads = joins.sideReads ?? new Map();
+  keyedSources = joins.keyedSources ?? new Map();
   // A join of changelog streams starts from their whole history (their state); changelog(s, k)
   // starts with the query.
   if (joins.program?.kind === 'changelog')
