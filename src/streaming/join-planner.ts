@@ -447,10 +447,23 @@ function planChangelogInputs(
     rightSide?.definition.mode === 'versioned_kv' &&
     sources.length === 2
   ) {
-    if (onlyJoin.strictness === 'LATEST')
-      throw notImplemented(
-        `${joinName(onlyJoin)} with a versioned_kv stream is not supported yet; use INNER JOIN or LEFT JOIN (the latest row per key) or ASOF JOIN`,
+    if (onlyJoin.strictness === 'LATEST') {
+      // The latest row per primary key, then the last of those per join key (HashJoin.h case 7
+      // over the kv stream's current rows): a plain join over one row per key.
+      const { keys } = rightJoinKeys(
+        onlyJoin,
+        rightSide,
+        aliasOf(items[1] as FromItem) as string,
+        sources,
+        ctx,
       );
+      return {
+        select: query.from === onlyJoin ? { ...query, from: { ...onlyJoin, strictness: 'ALL' } } : query,
+        latestSources: new Map([[rightSide.index, 1]]),
+        keyedSources: new Map([[rightSide.index, { versions: 1, keys }]]),
+        program: { kind: 'enrich', left: leftSource.index, right: rightSide.index },
+      };
+    }
     const versions = onlyJoin.strictness === 'ASOF' ? ctx.keepVersions : 1;
     return {
       select: query,
@@ -740,21 +753,17 @@ async function timeScale(range: RangeCondition, j: JoinExpr, ctx: JoinPlanContex
  * `keep_versions` rows per join key (ASOF: the closest of them by the ON inequality) or its last
  * row per join key (LATEST), among the rows it received since the query started.
  */
-async function planVersionedEnrichment(
-  select: SelectQuery,
+/**
+ * The right stream's columns that an ASOF / LATEST join's equal keys name (`ON l.k = r.k`), by
+ * which the right side keeps its versions; and how an ON operand names a right column.
+ */
+function rightJoinKeys(
   j: JoinExpr,
+  right: Extract<BoundSource, { kind: 'stream' }>,
+  rightAlias: string,
   sources: readonly BoundSource[],
-  ctes: ReadonlyMap<string, Query>,
   ctx: JoinPlanContext,
-): Promise<Omit<JoinPlan, 'snapshots'>> {
-  const right = appendSide(j.right, sources, ctes);
-  const leftReads = [...sourcesIn(j.left, ctes)];
-  const left = leftReads.length === 1 ? sources[leftReads[0] as number] : undefined;
-  const rightAlias = aliasOf(j.right);
-  if (!right || left?.kind !== 'stream' || left.definition.mode !== 'append' || rightAlias === undefined)
-    throw notImplemented(
-      `${joinName(j)} is supported between an append stream (or a query over one) on the left and an append or versioned_kv stream named on the right`,
-    );
+): { keys: string[]; rightColumn: (e: Expr) => string | undefined } {
   const rightColumns = new Set([...right.definition.columns.map((c) => c.name), '_tp_time', '_tp_sn']);
   const leftColumns = columnsOf(j.left, sources, ctx) ?? new Set<string>();
   const rightColumn = (e: Expr): string | undefined => {
@@ -779,6 +788,25 @@ async function planVersionedEnrichment(
     throw err('INVALID_JOIN_ON_EXPRESSION', {
       detail: `${joinName(j)} of two streams needs at least one equal key, e.g. ON l.k = r.k AND l.t >= r.t`,
     });
+  return { keys, rightColumn };
+}
+
+async function planVersionedEnrichment(
+  select: SelectQuery,
+  j: JoinExpr,
+  sources: readonly BoundSource[],
+  ctes: ReadonlyMap<string, Query>,
+  ctx: JoinPlanContext,
+): Promise<Omit<JoinPlan, 'snapshots'>> {
+  const right = appendSide(j.right, sources, ctes);
+  const leftReads = [...sourcesIn(j.left, ctes)];
+  const left = leftReads.length === 1 ? sources[leftReads[0] as number] : undefined;
+  const rightAlias = aliasOf(j.right);
+  if (!right || left?.kind !== 'stream' || left.definition.mode !== 'append' || rightAlias === undefined)
+    throw notImplemented(
+      `${joinName(j)} is supported between an append stream (or a query over one) on the left and an append or versioned_kv stream named on the right`,
+    );
+  const { keys, rightColumn } = rightJoinKeys(j, right, rightAlias, sources, ctx);
   if (j.strictness === 'ASOF') await checkAsofColumn(j, rightColumn, ctx);
   const versions = j.strictness === 'ASOF' ? ctx.keepVersions : 1;
   // LATEST: one row per key is left on the right, so the join is a plain one over it.

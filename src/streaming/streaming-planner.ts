@@ -21,6 +21,7 @@ import { toClickHouseType, toProtonType } from '../sql/types/proton-types.ts';
 import { isKvMode, visibleColumns } from '../stream/stream-definition.ts';
 import {
   keptRowsSelect,
+  lastRowsByKey,
   lastVersionsByKey,
   lastVersionsUpTo,
   latestRowsIn,
@@ -318,8 +319,12 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       return joinSideSql(definitionOf(s)!, s.index, side, after);
     }
     const kept = keptTables.get(s.index);
-    if (s.kind === 'stream' && kept !== undefined) return latestRowsIn(definitionOf(s)!, kept);
     const keyed = s.kind === 'stream' ? keyedSources.get(s.index) : undefined;
+    if (s.kind === 'stream' && kept !== undefined) {
+      const latest = latestRowsIn(definitionOf(s)!, kept);
+      // LATEST JOIN against versioned_kv: the last of the current rows per join key.
+      return keyed ? lastRowsByKey(latest, keyed.keys) : latest;
+    }
     if (s.kind === 'stream' && keyed !== undefined)
       return lastVersionsByKey(s.definition, String(queryStart[s.index] ?? -1), P.hi(s.index), keyed);
     const versions = s.kind === 'stream' ? latestSources.get(s.index) : undefined;
