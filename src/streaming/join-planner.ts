@@ -7,7 +7,8 @@ import type { FromItem, JoinExpr, Query, SelectQuery } from '../sql/ast/query.ts
 import { NO_SPAN } from '../sql/ast/span.ts';
 import { type AnyNode, replace, walk } from '../sql/ast/walk.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
-import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT, type JoinProgram } from './join-program.ts';
+import { type Alignment, alignedLeftFilter, extractAlignment, nanos } from './join-alignment.ts';
+import { type EnrichJoin, JOIN_MIN_LEFT, JOIN_MIN_RIGHT, type JoinProgram } from './join-program.ts';
 import { extractRange, hasRangeCondition, type JoinSide, type RangeCondition } from './join-range.ts';
 import type { JoinSideKind } from './join-side-read.ts';
 import { SqlTemplate } from './sql-template.ts';
@@ -465,10 +466,31 @@ function planChangelogInputs(
       };
     }
     const versions = onlyJoin.strictness === 'ASOF' ? ctx.keepVersions : 1;
+    const { on, alignment } = extractAlignment(
+      onlyJoin.on,
+      aliasOf(onlyJoin.left) ?? '',
+      aliasOf(items[1] as FromItem) as string,
+    );
+    if (alignment && onlyJoin.strictness !== 'ASOF')
+      throw notImplemented(
+        `Join alignment (lag_behind) with a versioned_kv stream is supported for ASOF JOIN; ${joinName(onlyJoin)} meets the latest row per key`,
+      );
+    const joined = { ...onlyJoin, ...(on ? { on } : {}) };
+    const { query: select, align } = aligned(
+      query.from === onlyJoin ? { ...query, from: joined } : query,
+      onlyJoin,
+      alignment,
+      ctx,
+    );
     return {
-      select: query,
+      select,
       latestSources: new Map([[rightSide.index, versions]]),
-      program: { kind: 'enrich', left: leftSource.index, right: rightSide.index },
+      program: {
+        kind: 'enrich',
+        left: leftSource.index,
+        right: rightSide.index,
+        ...(align ? { align } : {}),
+      },
     };
   }
   const named = sides.every((s) => s !== undefined) && streamJoins.every((j) => spine.includes(j));
@@ -806,16 +828,46 @@ async function planVersionedEnrichment(
     throw notImplemented(
       `${joinName(j)} is supported between an append stream (or a query over one) on the left and an append or versioned_kv stream named on the right`,
     );
-  const { keys, rightColumn } = rightJoinKeys(j, right, rightAlias, sources, ctx);
+  const { on, alignment } = extractAlignment(j.on, aliasOf(j.left) ?? '', rightAlias);
+  const { keys, rightColumn } = rightJoinKeys(
+    { ...j, ...(on ? { on } : {}) },
+    right,
+    rightAlias,
+    sources,
+    ctx,
+  );
   if (j.strictness === 'ASOF') await checkAsofColumn(j, rightColumn, ctx);
-  const versions = j.strictness === 'ASOF' ? ctx.keepVersions : 1;
-  // LATEST: one row per key is left on the right, so the join is a plain one over it.
-  const joined: JoinExpr = j.strictness === 'LATEST' ? { ...j, strictness: 'ALL' } : j;
+  const bin = (op: '>=', l: Expr, r: Expr): Expr => ({
+    kind: 'Binary',
+    op,
+    left: l,
+    right: r,
+    span: NO_SPAN,
+  });
+  // LATEST: one row per key is left on the right, so the join is a plain one over it. Aligned,
+  // the right side as it stood at the left row's time: the last of its rows up to that time.
+  const joined: JoinExpr =
+    j.strictness === 'LATEST'
+      ? alignment
+        ? {
+            ...j,
+            strictness: 'ASOF',
+            on: andAll([...conjuncts(on), bin('>=', alignment.left, alignment.right)]) as Expr,
+          }
+        : { ...j, strictness: 'ALL' }
+      : { ...j, ...(on ? { on } : {}) };
+  const versions = j.strictness === 'ASOF' || alignment ? ctx.keepVersions : 1;
+  const { query, align } = aligned(
+    select.from === j ? { ...select, from: joined } : select,
+    j,
+    alignment,
+    ctx,
+  );
   return {
-    select: select.from === j ? { ...select, from: joined } : select,
+    select: query,
     latestSources: new Map(),
     keyedSources: new Map([[right.index, { versions, keys }]]),
-    program: { kind: 'enrich', left: left.index, right: right.index },
+    program: { kind: 'enrich', left: left.index, right: right.index, ...(align ? { align } : {}) },
   };
 }
 
@@ -852,4 +904,34 @@ async function checkAsofColumn(
         detail: `ASOF JOIN cannot order the right side by ${type} values; its inequality (l.t >= r.t) must compare numbers, dates or datetimes`,
       });
   }
+}
+
+/**
+ * An aligned enrichment (join-alignment.ts): its left rows filtered to those a step may join, and
+ * how a step reads the right side's time.
+ */
+function aligned(
+  query: SelectQuery,
+  j: JoinExpr,
+  alignment: Alignment | undefined,
+  ctx: JoinPlanContext,
+): { query: SelectQuery; align?: NonNullable<EnrichJoin['align']> } {
+  const leftAlias = aliasOf(j.left);
+  if (!alignment) return { query };
+  if (j.left.kind !== 'Table' || leftAlias === undefined)
+    throw notImplemented(
+      `Join alignment (lag_behind) needs the left side of the ${joinName(j)} to be a stream named in the FROM`,
+    );
+  const filter = alignedLeftFilter(alignment, ident(leftAlias, '_tp_sn'));
+  const rightTime = ctx.translate({
+    kind: 'Select',
+    distinct: false,
+    columns: [call('to_string', call('max_or_null', nanos(alignment.right)))],
+    from: j.right,
+    span: NO_SPAN,
+  });
+  return {
+    query: { ...query, where: andAll([...conjuncts(query.where), filter]) as Expr },
+    align: { rightTime: new SqlTemplate(rightTime), lagNs: alignment.lagNs },
+  };
 }

@@ -36,6 +36,7 @@ import { changelogRowsSql } from './changelog-rows.ts';
 import { DedupStates } from './dedup-state.ts';
 import { applyEmitLast } from './emit-last.ts';
 import { type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
+import { ALIGN_PREV_SN, ALIGN_PREV_UNTIL, ALIGN_UNTIL } from './join-alignment.ts';
 import { inlineJoinCte } from './join-cte-inline.ts';
 import { joinDeltaOf, leftChangelogStream, qualifiedDelta } from './join-delta.ts';
 import type { TailVariant } from './join-inputs.ts';
@@ -184,6 +185,9 @@ const EMPTY_RANGES = (sources: readonly BoundSource[]) => ({
   ),
   [JOIN_MIN_LEFT]: 0,
   [JOIN_MIN_RIGHT]: 0,
+  [ALIGN_UNTIL]: 0,
+  [ALIGN_PREV_UNTIL]: 0,
+  [ALIGN_PREV_SN]: 0,
 });
 
 /**

@@ -103,3 +103,74 @@ test('ASOF on string columns answers 169 (0009 case1 id 28); other shapes are re
     assert.equal(e.code, 48, `${sql}: ${e.message}`);
   }
 });
+
+/**
+ * Join alignment, the rows of Proton's 0031_join_alignment ids 1 and 2 (there over CTEs and a
+ * checkpointed SUBSCRIBE): left rows wait until the right side's time reaches theirs.
+ */
+async function alignedRun(kind: 'ASOF' | 'LATEST', rightMode = ''): Promise<void> {
+  const l = await api.createStream('gl', '(i int32, v string)');
+  const r = await api.createStream('gr', `(ii int32, vv string)${rightMode}`);
+  const on =
+    kind === 'ASOF'
+      ? 'a.i = b.ii AND a._tp_time > b._tp_time AND lag_behind(1ms, a._tp_time, b._tp_time)'
+      : 'a.i = b.ii AND lag_behind(1ms, a._tp_time, b._tp_time)';
+  const inner = await api.start(`SELECT a.v, b.vv FROM ${l} AS a ${kind} JOIN ${r} AS b ON ${on}`);
+  const leftJ = await api.start(`SELECT a.v, b.vv FROM ${l} AS a LEFT ${kind} JOIN ${r} AS b ON ${on}`);
+  const put = (s: string, i: number, v: string, sec: number) =>
+    api.exec(
+      `INSERT INTO ${s} (${s === l ? 'i, v' : 'ii, vv'}, _tp_time) VALUES (${i}, '${v}', '2023-01-01 00:00:${String(sec).padStart(2, '0')}')`,
+    );
+  await put(l, 1, 't1', 4);
+  await put(r, 1, 't2', 6);
+  await put(l, 1, 'tt1', 5);
+  await put(l, 1, 'ttt1', 8);
+  // The right side reached 6: t1 (4) and tt1 (5) are joined with what it had at their times
+  // (nothing); ttt1 (8) waits. Unaligned, ttt1 would meet t2 at once.
+  assertSameRows(await settled(leftJ, 2), [
+    ['t1', ''],
+    ['tt1', ''],
+  ]);
+  assert.equal((await inner.waitForQuiet(300)).length, 0);
+  await put(r, 1, 'tt2', 7);
+  await put(l, 1, 'tttt1', 9);
+  assert.equal((await inner.waitForQuiet(500)).length, 0);
+  // The right side reaches 10: ttt1 (8) and tttt1 (9) meet tt2 (7), not ttt2 (10).
+  await put(r, 1, 'ttt2', 10);
+  assertSameRows(await settled(inner, 2), [
+    ['ttt1', 'tt2'],
+    ['tttt1', 'tt2'],
+  ]);
+  assertSameRows(await settled(leftJ, 4), [
+    ['t1', ''],
+    ['tt1', ''],
+    ['ttt1', 'tt2'],
+    ['tttt1', 'tt2'],
+  ]);
+  await inner.cancel();
+  await leftJ.cancel();
+}
+
+test('lag_behind aligns an ASOF JOIN: a left row waits for the right side to reach its time (0031 id 1)', async () => {
+  await alignedRun('ASOF');
+});
+
+test('lag_behind aligns a LATEST JOIN: the last right row up to the left row time (0031 id 2)', async () => {
+  await alignedRun('LATEST');
+});
+
+test('lag_behind aligns an ASOF JOIN against versioned_kv (0031 id 1, its keep_versions 3)', async () => {
+  await alignedRun('ASOF', " PRIMARY KEY ii SETTINGS mode='versioned_kv'");
+});
+
+test('lag_behind: bad offsets answer 36; the left side must be a named stream (48)', async () => {
+  const l = await api.createStream('gl', '(i int32, v string)');
+  const r = await api.createStream('gr', '(ii int32, vv string)');
+  const bad = await api.startError(`SELECT v, vv FROM ${l} LATEST JOIN ${r} ON i = ii AND lag_behind('x')`);
+  assert.equal(bad.code, 36, bad.message);
+  const sub = await api.startError(
+    `SELECT v, vv FROM (SELECT i, v, _tp_time FROM ${l}) AS a LATEST JOIN ${r} AS b ON a.i = b.ii AND lag_behind(1s)`,
+  );
+  assert.equal(sub.code, 48, sub.message);
+  assert.match(sub.message, /lag_behind/);
+});
