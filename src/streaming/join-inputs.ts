@@ -118,7 +118,7 @@ class EnrichInputs implements StepInputs {
     if ((ranges[P.hi(left)] ?? 0) <= (ranges[P.lo(left)] ?? 0)) return [];
     const states: Record<string, number> = {};
     for (const i of this.join.states ?? []) Object.assign(states, stateOf(i, ranges[P.hi(i)] ?? 0));
-    return [{ values: { ...ranges, [P.lo(right)]: -1, ...states } }];
+    return [{ values: { ...ranges, [P.lo(right)]: this.rightLo(), ...states } }];
   }
 
   /**
@@ -153,13 +153,18 @@ class EnrichInputs implements StepInputs {
         values: {
           ...ranges,
           [P.lo(left)]: start,
-          [P.lo(right)]: -1,
+          [P.lo(right)]: this.rightLo(),
           [ALIGN_UNTIL]: until,
           [ALIGN_PREV_UNTIL]: prevUntil,
           [ALIGN_PREV_SN]: prevSn,
         },
       },
     ];
+  }
+
+  /** Where a step reads the right side from: the query's start for an append right side. */
+  private rightLo(): number {
+    return this.join.rightFromStart ? (this.startAfter[this.join.right] ?? -1) : -1;
   }
 
   save(): unknown {

@@ -867,7 +867,13 @@ async function planVersionedEnrichment(
     select: query,
     latestSources: new Map(),
     keyedSources: new Map([[right.index, { versions, keys }]]),
-    program: { kind: 'enrich', left: left.index, right: right.index, ...(align ? { align } : {}) },
+    program: {
+      kind: 'enrich',
+      left: left.index,
+      right: right.index,
+      rightFromStart: true,
+      ...(align ? { align } : {}),
+    },
   };
 }
 

@@ -63,6 +63,8 @@ export interface EnrichJoin {
    * the largest right time so far reaches its time minus `lagNs`.
    */
   readonly align?: { readonly rightTime: SqlTemplate; readonly lagNs: bigint };
+  /** The right side is an append stream read from where the query started (ASOF / LATEST). */
+  readonly rightFromStart?: boolean;
 }
 
 /**

@@ -147,7 +147,7 @@ function readsBoundSource(s: SelectQuery): boolean {
   return JSON.stringify(s.from ?? {}).includes('__trb_src_');
 }
 
-/** SETTINGS keep_versions: versions per key an ASOF join against versioned_kv keeps (Proton: 3). */
+/** SETTINGS keep_versions: versions per key an ASOF join keeps (Proton: 3). */
 function keepVersions(settings: readonly Setting[]): number {
   const s = settings.find((x) => x.name.toLowerCase() === 'keep_versions');
   const n = s?.value.kind === 'Number' ? Number(s.value.text) : 3;
@@ -330,7 +330,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       return keyed ? lastRowsByKey(latest, keyed.keys) : latest;
     }
     if (s.kind === 'stream' && keyed !== undefined)
-      return lastVersionsByKey(s.definition, String(queryStart[s.index] ?? -1), P.hi(s.index), keyed);
+      return lastVersionsByKey(s.definition, P.lo(s.index), P.hi(s.index), keyed);
     const versions = s.kind === 'stream' ? latestSources.get(s.index) : undefined;
     if (s.kind === 'stream' && versions !== undefined)
       return versions === 1

@@ -29,7 +29,12 @@ export const PROTON_SETTINGS: ReadonlyMap<string, ProtonSetting> = new Map<strin
     applied("start position of a streaming query ('earliest', 'latest', a sequence number, a time, '-1h')"),
   ],
   ['query_mode', applied("'table' makes the whole query historical")],
-  ['keep_versions', applied('versions per key an ASOF join against a versioned_kv stream keeps (default 3)')],
+  [
+    'keep_versions',
+    applied(
+      'versions per key an ASOF join keeps (default 3): per primary key against a versioned_kv stream, per join key against an append stream (and for an aligned LATEST join)',
+    ),
+  ],
   ['enable_backfill_from_historical_store', none("a backfill always reads the stream's one store")],
   [
     'force_backfill_in_order',
