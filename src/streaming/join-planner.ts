@@ -304,7 +304,7 @@ function kvSide(item: FromItem, sources: readonly BoundSource[], ctes: ReadonlyM
 /** The source of a join side that is one append stream named in the FROM, if it is. */
 function appendSide(item: FromItem, sources: readonly BoundSource[], ctes: ReadonlyMap<string, Query>) {
   const inside = [...sourcesIn(item, ctes)];
-  if (inside.length !== 1 || item.kind !== 'Table') return undefined;
+  if (inside.length !== 1 || item.kind !== 'Table' || !/^__trb_src_\d+$/.test(item.name)) return undefined;
   const s = sources[inside[0] as number];
   if (s?.kind !== 'stream' || s.definition.mode !== 'append') return undefined;
   return s;
@@ -321,7 +321,9 @@ function checkStreamJoin(
   }
   if (j.strictness && j.strictness !== 'ALL') {
     const kv =
-      kvSide(j.right, sources, ctes) !== undefined || appendSide(j.right, sources, ctes) !== undefined;
+      kvSide(j.right, sources, ctes) !== undefined ||
+      appendSide(j.right, sources, ctes) !== undefined ||
+      cteOverOne(j.right, ctes);
     if (!kv || !['ASOF', 'LATEST'].includes(j.strictness))
       throw notImplemented(`${joinName(j)} of two streams is not supported yet; ${STREAM_JOIN_HINT}`);
   }
@@ -820,23 +822,22 @@ async function planVersionedEnrichment(
   ctes: ReadonlyMap<string, Query>,
   ctx: JoinPlanContext,
 ): Promise<Omit<JoinPlan, 'snapshots'>> {
-  const right = appendSide(j.right, sources, ctes);
-  const leftReads = [...sourcesIn(j.left, ctes)];
-  const left = leftReads.length === 1 ? sources[leftReads[0] as number] : undefined;
+  const one = (item: FromItem) => {
+    const reads = [...sourcesIn(item, ctes)];
+    const s = reads.length === 1 ? sources[reads[0] as number] : undefined;
+    return s?.kind === 'stream' && s.definition.mode === 'append' ? s : undefined;
+  };
+  const named = appendSide(j.right, sources, ctes);
+  // The right side through a CTE over one append stream (`WITH r AS (SELECT i AS id, v FROM s)`).
+  const right = named ?? (cteOverOne(j.right, ctes) ? one(j.right) : undefined);
+  const left = one(j.left);
   const rightAlias = aliasOf(j.right);
-  if (!right || left?.kind !== 'stream' || left.definition.mode !== 'append' || rightAlias === undefined)
+  if (!right || !left || rightAlias === undefined)
     throw notImplemented(
-      `${joinName(j)} is supported between an append stream (or a query over one) on the left and an append or versioned_kv stream named on the right`,
+      `${joinName(j)} is supported between an append stream (or a query over one) on the left and an append stream (or a CTE over one) or a versioned_kv stream on the right`,
     );
   const { on, alignment } = extractAlignment(j.on, aliasOf(j.left) ?? '', rightAlias);
-  const { keys, rightColumn } = rightJoinKeys(
-    { ...j, ...(on ? { on } : {}) },
-    right,
-    rightAlias,
-    sources,
-    ctx,
-  );
-  if (j.strictness === 'ASOF') await checkAsofColumn(j, rightColumn, ctx);
+  const within = { ...j, ...(on ? { on } : {}) };
   const bin = (op: '>=', l: Expr, r: Expr): Expr => ({
     kind: 'Binary',
     op,
@@ -855,8 +856,25 @@ async function planVersionedEnrichment(
             on: andAll([...conjuncts(on), bin('>=', alignment.left, alignment.right)]) as Expr,
           }
         : { ...j, strictness: 'ALL' }
-      : { ...j, ...(on ? { on } : {}) };
-  const versions = j.strictness === 'ASOF' || alignment ? ctx.keepVersions : 1;
+      : within;
+  // A named right stream keeps its last versions per join key; a CTE's rows are not the stream's,
+  // so all its rows since the query started are kept (an ASOF join picks the closest of them).
+  let keyed: JoinPlan['keyedSources'];
+  if (named) {
+    const { keys, rightColumn } = rightJoinKeys(within, named, rightAlias, sources, ctx);
+    if (j.strictness === 'ASOF') await checkAsofColumn(j, rightColumn, select.with, ctx);
+    const versions = j.strictness === 'ASOF' || alignment ? ctx.keepVersions : 1;
+    keyed = new Map([[named.index, { versions, keys }]]);
+  } else if (j.strictness === 'LATEST' && !alignment) {
+    throw notImplemented(
+      `${joinName(j)} with a CTE on the right is supported with join alignment (lag_behind); name the right stream in the FROM otherwise`,
+    );
+  } else if (j.strictness === 'ASOF') {
+    // The CTE's columns, named through its alias (`r.t`).
+    const rightColumn = (e: Expr) =>
+      e.kind === 'Identifier' && e.parts.length === 2 && e.parts[0] === rightAlias ? e.parts[1] : undefined;
+    await checkAsofColumn(j, rightColumn, select.with, ctx);
+  }
   const { query, align } = aligned(
     select.from === j ? { ...select, from: joined } : select,
     j,
@@ -866,7 +884,7 @@ async function planVersionedEnrichment(
   return {
     select: query,
     latestSources: new Map(),
-    keyedSources: new Map([[right.index, { versions, keys }]]),
+    ...(keyed ? { keyedSources: keyed } : {}),
     program: {
       kind: 'enrich',
       left: left.index,
@@ -875,6 +893,19 @@ async function planVersionedEnrichment(
       ...(align ? { align } : {}),
     },
   };
+}
+
+/** A FROM item naming a CTE whose body is a plain SELECT (no aggregation, join or window). */
+function cteOverOne(item: FromItem, ctes: ReadonlyMap<string, Query>): boolean {
+  const body = item.kind === 'Table' && item.database === undefined ? ctes.get(item.name) : undefined;
+  return (
+    body?.kind === 'Select' &&
+    !isAggregation(body) &&
+    body.from?.kind === 'Table' &&
+    !body.limit &&
+    !body.limitBy &&
+    !body.orderBy?.length
+  );
 }
 
 const ORDERED_TYPE = /^(U?Int\d+|Float\d+|Decimal|Date|DateTime)/;
@@ -886,6 +917,7 @@ const ORDERED_TYPE = /^(U?Int\d+|Float\d+|Decimal|Date|DateTime)/;
 async function checkAsofColumn(
   j: JoinExpr,
   rightColumn: (e: Expr) => string | undefined,
+  ctes: SelectQuery['with'],
   ctx: JoinPlanContext,
 ): Promise<void> {
   for (const c of conjuncts(j.on)) {
@@ -895,6 +927,7 @@ async function checkAsofColumn(
     if (!operand) continue;
     const sql = ctx.translate({
       kind: 'Select',
+      ...(ctes ? { with: ctes } : {}),
       distinct: false,
       columns: [operand],
       from: j.right,
@@ -924,20 +957,34 @@ function aligned(
 ): { query: SelectQuery; align?: NonNullable<EnrichJoin['align']> } {
   const leftAlias = aliasOf(j.left);
   if (!alignment) return { query };
+  const ctes = ctesOf(query);
+  const viaCte = cteOverOne(j.left, ctes);
   if (j.left.kind !== 'Table' || leftAlias === undefined)
     throw notImplemented(
-      `Join alignment (lag_behind) needs the left side of the ${joinName(j)} to be a stream named in the FROM`,
+      `Join alignment (lag_behind) needs the left side of the ${joinName(j)} to be a stream or a CTE named in the FROM`,
     );
+  // A left CTE passes its rows' sequence numbers through, for the filter below.
+  const cteName = viaCte ? j.left.name : undefined;
+  const withSn = query.with?.map((w) => {
+    if (w.kind !== 'Cte' || w.name !== cteName || w.query.kind !== 'Select') return w;
+    const has = w.query.columns.some((c) => c.kind === 'Identifier' && c.parts.at(-1) === '_tp_sn');
+    return has ? w : { ...w, query: { ...w.query, columns: [...w.query.columns, ident('_tp_sn')] } };
+  });
   const filter = alignedLeftFilter(alignment, ident(leftAlias, '_tp_sn'));
   const rightTime = ctx.translate({
     kind: 'Select',
+    ...(query.with ? { with: query.with } : {}),
     distinct: false,
     columns: [call('to_string', call('max_or_null', nanos(alignment.right)))],
     from: j.right,
     span: NO_SPAN,
   });
   return {
-    query: { ...query, where: andAll([...conjuncts(query.where), filter]) as Expr },
+    query: {
+      ...query,
+      ...(withSn ? { with: withSn } : {}),
+      where: andAll([...conjuncts(query.where), filter]) as Expr,
+    },
     align: { rightTime: new SqlTemplate(rightTime), lagNs: alignment.lagNs },
   };
 }
