@@ -66,7 +66,10 @@ export const PROTON_SETTINGS: ReadonlyMap<string, ProtonSetting> = new Map<strin
   ],
   ['join_buffered_data_block_size', none(INTERNAL)],
   ['join_latency_threshold', none(INTERNAL)],
-  ['join_quiesce_threshold_ms', none(INTERNAL)],
+  [
+    'join_quiesce_threshold_ms',
+    none('a join aligned by lag_behind waits for the right side however long it is quiet'),
+  ],
   ['join_max_cached_bytes', none(INTERNAL)],
   ['max_join_range', none('the range of a date_diff_within join is what the query says')],
   ['default_hash_table', none(INTERNAL)],
