@@ -484,15 +484,28 @@ function planChangelogInputs(
       alignment,
       ctx,
     );
+    if (onlyJoin.strictness === 'ASOF') {
+      // Proton keeps the last keep_versions rows per *join* key (HashJoin.h case 4), history
+      // included: a key's replaced rows stay versions until newer rows of the join key push
+      // them out (0018_query_state12 id 359).
+      const rightAlias = aliasOf(items[1] as FromItem) as string;
+      const { keys } = rightJoinKeys(joined, rightSide, rightAlias, sources, ctx);
+      return {
+        select,
+        latestSources: new Map(),
+        keyedSources: new Map([[rightSide.index, { versions, keys }]]),
+        program: {
+          kind: 'enrich',
+          left: leftSource.index,
+          right: rightSide.index,
+          ...(align ? { align } : {}),
+        },
+      };
+    }
     return {
       select,
       latestSources: new Map([[rightSide.index, versions]]),
-      program: {
-        kind: 'enrich',
-        left: leftSource.index,
-        right: rightSide.index,
-        ...(align ? { align } : {}),
-      },
+      program: { kind: 'enrich', left: leftSource.index, right: rightSide.index },
     };
   }
   const named = sides.every((s) => s !== undefined) && streamJoins.every((j) => spine.includes(j));

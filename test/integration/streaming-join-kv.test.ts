@@ -228,3 +228,32 @@ test('LEFT joins of two kv streams are refused for now', async () => {
   const e = await api.startError(`SELECT ii, j FROM ${r} LEFT JOIN ${r2} ON ss = sss`);
   assert.equal(e.code, 48, e.message);
 });
+
+test('ASOF JOIN against versioned_kv keeps the last keep_versions rows per join key (0018_query_state12 id 359)', async () => {
+  const l = await api.createStream('kl', '(i int32, k string)');
+  const r = await api.createStream(
+    'kr',
+    "(j int32, k string, kk string) PRIMARY KEY (k, kk) SETTINGS mode='versioned_kv'",
+  );
+  const q = await api.start(
+    `SELECT i, ${l}.k, j, ${r}.k, kk FROM ${l} LEFT ASOF JOIN ${r} ON ${l}.k = ${r}.k AND i <= j SETTINGS keep_versions = 3`,
+  );
+  await api.exec(
+    `INSERT INTO ${r} (j, k, kk) VALUES (100, 'a', 'bb'), (102, 'a', 'cc'), (103, 'a', 'dd'), (104, 'a', 'ee')`,
+  );
+  await q.waitForQuiet(300);
+  // Join key a keeps 102, 103, 104: 101 -> 102.
+  await api.exec(`INSERT INTO ${l} (i, k) VALUES (101, 'a')`);
+  await q.waitForRows(1);
+  // (a, cc) again: a keeps 103, 104, 105 (102 is pushed out though it was (a, cc)'s last row but
+  // one): 101 -> 103; 106 meets nothing.
+  await api.exec(`INSERT INTO ${r} (j, k, kk) VALUES (105, 'a', 'cc')`);
+  await q.waitForQuiet(300);
+  await api.exec(`INSERT INTO ${l} (i, k) VALUES (101, 'a'), (106, 'a')`);
+  assertSameRows(await settled(q, 3), [
+    [101, 'a', 102, 'a', 'cc'],
+    [101, 'a', 103, 'a', 'dd'],
+    [106, 'a', 0, '', ''],
+  ]);
+  await q.cancel();
+});

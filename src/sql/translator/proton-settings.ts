@@ -32,7 +32,7 @@ export const PROTON_SETTINGS: ReadonlyMap<string, ProtonSetting> = new Map<strin
   [
     'keep_versions',
     applied(
-      'versions per key an ASOF join keeps (default 3): per primary key against a versioned_kv stream, per join key against an append stream (and for an aligned LATEST join)',
+      'versions per key an ASOF join keeps (default 3): per join key (against a versioned_kv stream its history included; against an append stream since the query started; also for an aligned LATEST join)',
     ),
   ],
   ['enable_backfill_from_historical_store', none("a backfill always reads the stream's one store")],
