@@ -329,9 +329,13 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       // LATEST JOIN against versioned_kv: the last of the current rows per join key.
       return keyed ? lastRowsByKey(latest, keyed.keys) : latest;
     }
+    const versions = s.kind === 'stream' ? latestSources.get(s.index) : undefined;
+    // LATEST JOIN against versioned_kv: the last of the current rows per join key (read from the
+    // stream each step, so the query keeps no engine table and can be checkpointed).
+    if (s.kind === 'stream' && keyed !== undefined && versions === 1)
+      return lastRowsByKey(latestRowsUpTo(s.definition, P.hi(s.index)), keyed.keys);
     if (s.kind === 'stream' && keyed !== undefined)
       return lastVersionsByKey(s.definition, P.lo(s.index), P.hi(s.index), keyed);
-    const versions = s.kind === 'stream' ? latestSources.get(s.index) : undefined;
     if (s.kind === 'stream' && versions !== undefined)
       return versions === 1
         ? latestRowsUpTo(s.definition, P.hi(s.index))
@@ -396,7 +400,12 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     }
   }
   const kvRight = join?.kind === 'enrich' ? joinSources[join.right] : undefined;
-  if (join?.kind === 'enrich' && kvRight?.kind === 'stream' && latestSources.get(join.right) === 1) {
+  if (
+    join?.kind === 'enrich' &&
+    kvRight?.kind === 'stream' &&
+    latestSources.get(join.right) === 1 &&
+    !keyedSources.has(join.right)
+  ) {
     // The right side's rows up to the start, kept in an engine table; each step appends its range.
     const table = `${STATE_DB}.k_${randomUUID().replaceAll('-', '')}`;
     await ctx.engine.query(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(STATE_DB)}`);

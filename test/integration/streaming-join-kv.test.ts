@@ -257,3 +257,25 @@ test('ASOF JOIN against versioned_kv keeps the last keep_versions rows per join 
   ]);
   await q.cancel();
 });
+
+test('a subscribed LATEST JOIN against versioned_kv is checkpointed: RECOVER sees the right rows of before and after', async () => {
+  const l = await api.createStream('kl', '(i int32, s string)');
+  const r = await api.createStream('kr', "(ii int32, ss string) PRIMARY KEY ss SETTINGS mode='versioned_kv'");
+  const q = await api.start(
+    `SUBSCRIBE TO SELECT i, ii FROM ${l} LATEST JOIN ${r} ON s = ss SETTINGS checkpoint_interval=1`,
+  );
+  await api.exec(`INSERT INTO ${r} (ii, ss) VALUES (1, 'a'), (2, 'b')`);
+  await q.waitForQuiet(300);
+  await api.exec(`INSERT INTO ${l} (i, s) VALUES (10, 'a')`);
+  assertSameRows(await settled(q, 1), [[10, 1]]);
+  await q.cancel();
+  await api.exec(`INSERT INTO ${r} (ii, ss) VALUES (3, 'a')`);
+  const rec = await api.start(`RECOVER FROM '${q.id}'`);
+  await api.exec(`INSERT INTO ${l} (i, s) VALUES (20, 'a'), (30, 'b')`);
+  assertSameRows(await settled(rec, 2), [
+    [20, 3],
+    [30, 2],
+  ]);
+  await rec.cancel();
+  await api.exec(`UNSUBSCRIBE TO '${q.id}'`);
+});
