@@ -89,11 +89,6 @@ export function lastVersionsByKey(
   return `(SELECT *, ${sn} FROM ${frontTable(def)} WHERE ${sn} > ${afterSn} AND ${sn} <= ${maxSn} ORDER BY ${sn} DESC LIMIT ${by.versions} BY ${by.keys.map(quoteIdent).join(', ')})`;
 }
 
-/** The last row per join key (by sequence number) of a read that carries `_tp_sn`. */
-export function lastRowsByKey(read: string, keys: readonly string[]): string {
-  return `(SELECT * FROM ${read} ORDER BY ${quoteIdent(TP_SN)} DESC LIMIT 1 BY ${keys.map(quoteIdent).join(', ')})`;
-}
-
 /**
  * The stored columns of a kv stream plus `_tp_sn`, to keep a copy of some of its rows in an engine
  * table that `latestRowsIn` reads (e.g. a streaming join's right side).

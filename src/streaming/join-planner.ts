@@ -451,8 +451,9 @@ function planChangelogInputs(
     sources.length === 2
   ) {
     if (onlyJoin.strictness === 'LATEST') {
-      // The latest row per primary key, then the last of those per join key (HashJoin.h case 7
-      // over the kv stream's current rows): a plain join over one row per key.
+      // The last row per join key among all the stream's rows, as Proton keeps it (a primary
+      // key's row that moved to another join key still stands for the old one: 0018_query_state12
+      // ids 355, 361): a plain join over one row per key.
       const { keys } = rightJoinKeys(
         onlyJoin,
         rightSide,
@@ -462,7 +463,7 @@ function planChangelogInputs(
       );
       return {
         select: query.from === onlyJoin ? { ...query, from: { ...onlyJoin, strictness: 'ALL' } } : query,
-        latestSources: new Map([[rightSide.index, 1]]),
+        latestSources: new Map(),
         keyedSources: new Map([[rightSide.index, { versions: 1, keys }]]),
         program: { kind: 'enrich', left: leftSource.index, right: rightSide.index },
       };

@@ -21,7 +21,6 @@ import { toClickHouseType, toProtonType } from '../sql/types/proton-types.ts';
 import { isKvMode, visibleColumns } from '../stream/stream-definition.ts';
 import {
   keptRowsSelect,
-  lastRowsByKey,
   lastVersionsByKey,
   lastVersionsUpTo,
   latestRowsIn,
@@ -324,16 +323,8 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     }
     const kept = keptTables.get(s.index);
     const keyed = s.kind === 'stream' ? keyedSources.get(s.index) : undefined;
-    if (s.kind === 'stream' && kept !== undefined) {
-      const latest = latestRowsIn(definitionOf(s)!, kept);
-      // LATEST JOIN against versioned_kv: the last of the current rows per join key.
-      return keyed ? lastRowsByKey(latest, keyed.keys) : latest;
-    }
+    if (s.kind === 'stream' && kept !== undefined) return latestRowsIn(definitionOf(s)!, kept);
     const versions = s.kind === 'stream' ? latestSources.get(s.index) : undefined;
-    // LATEST JOIN against versioned_kv: the last of the current rows per join key (read from the
-    // stream each step, so the query keeps no engine table and can be checkpointed).
-    if (s.kind === 'stream' && keyed !== undefined && versions === 1)
-      return lastRowsByKey(latestRowsUpTo(s.definition, P.hi(s.index)), keyed.keys);
     if (s.kind === 'stream' && keyed !== undefined)
       return lastVersionsByKey(s.definition, P.lo(s.index), P.hi(s.index), keyed);
     if (s.kind === 'stream' && versions !== undefined)
