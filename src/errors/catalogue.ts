@@ -95,6 +95,7 @@ export const ERRORS = {
   NOT_IMPLEMENTED: { code: 48, status: 400, system: 'timeplusd', message: '{detail}' },
   INVALID_RANGE_JOIN: { code: 62, status: 400, system: 'timeplusd', message: '{detail}' },
   INVALID_JOIN_ON_EXPRESSION: { code: 403, status: 400, system: 'timeplusd', message: '{detail}' },
+  BAD_TYPE_OF_FIELD: { code: 169, status: 400, system: 'timeplusd', message: '{detail}' },
   INCORRECT_QUERY: { code: 80, status: 400, system: 'timeplusd', message: '{detail}' },
   ILLEGAL_COLUMN: { code: 44, status: 400, system: 'timeplusd', message: '{detail}' },
   TYPE_MISMATCH: { code: 53, status: 400, system: 'timeplusd', message: '{detail}' },

@@ -76,6 +76,20 @@ export function lastVersionsUpTo(def: StreamDefinition, maxSn: string, versions:
 }
 
 /**
+ * The last `versions` rows per join key (by sequence number) among the rows with
+ * `afterSn < _tp_sn <= maxSn`: the right side of an ASOF / LATEST join of two append streams.
+ */
+export function lastVersionsByKey(
+  def: StreamDefinition,
+  afterSn: string,
+  maxSn: string,
+  by: { readonly versions: number; readonly keys: readonly string[] },
+): string {
+  const sn = quoteIdent(TP_SN);
+  return `(SELECT *, ${sn} FROM ${frontTable(def)} WHERE ${sn} > ${afterSn} AND ${sn} <= ${maxSn} ORDER BY ${sn} DESC LIMIT ${by.versions} BY ${by.keys.map(quoteIdent).join(', ')})`;
+}
+
+/**
  * The stored columns of a kv stream plus `_tp_sn`, to keep a copy of some of its rows in an engine
  * table that `latestRowsIn` reads (e.g. a streaming join's right side).
  */

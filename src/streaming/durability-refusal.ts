@@ -8,8 +8,12 @@ import type { StreamingProgram } from './streaming-program.ts';
 export function durabilityRefusal(program: StreamingProgram): string | undefined {
   if (program.children.length > 0)
     return 'a checkpointed query cannot read a nested streaming query (a subquery over a stream); make the subquery a materialized view and read that';
-  if (program.join?.kind === 'enrich' || program.join?.kind === 'changelog')
-    return 'a checkpointed query cannot join versioned_kv or changelog_kv streams yet';
+  // An enrichment whose right side is read from the streams by sequence range (ASOF / LATEST
+  // joins, join-program.ts EnrichJoin) keeps its state in its inputs' checkpointed state; one with
+  // engine tables (kept right rows) or changelog sides does not yet.
+  const join = program.join;
+  if ((join?.kind === 'enrich' && (join.kept || join.states)) || join?.kind === 'changelog')
+    return 'a checkpointed query cannot join versioned_kv or changelog_kv streams yet (ASOF and LATEST joins, and enrichment without kept rows, can be checkpointed)';
   if ((program.snapshots ?? []).length > 0)
     return 'a checkpointed query cannot join table() snapshots yet (the snapshot is taken when the query starts)';
   return undefined;

@@ -1,4 +1,5 @@
 import type { Engine } from '../engine/engine.ts';
+import { ALIGN_PREV_SN, ALIGN_PREV_UNTIL, ALIGN_UNTIL } from './join-alignment.ts';
 import {
   type ChangelogJoin,
   type EnrichJoin,
@@ -70,7 +71,7 @@ export function stepInputs(
         parts: async (ranges) => expandParts(join.sources, startAfter, ranges, join.leftJoin ?? false),
       };
     case 'enrich':
-      return new EnrichInputs(join, engine);
+      return new EnrichInputs(join, engine, startAfter);
     case 'range':
       return new RangeJoinInputs(join, startAfter, engine);
     case 'changelog':
@@ -87,10 +88,15 @@ const COMPACT_EVERY = 64;
  */
 class EnrichInputs implements StepInputs {
   private appends = 0;
+  /** Join alignment: the largest right time so far (ns), and what earlier steps joined. */
+  private rightTime: bigint | undefined;
+  private prevUntil: string | undefined;
+  private prevSn: number | undefined;
 
   constructor(
     private readonly join: EnrichJoin,
     private readonly engine: Engine,
+    private readonly startAfter: readonly number[],
   ) {}
 
   async parts(ranges: Readonly<Record<string, number>>): Promise<StepPart[]> {
@@ -108,18 +114,73 @@ class EnrichInputs implements StepInputs {
         await this.engine.query(`DROP TABLE ${next}`);
       }
     }
+    if (this.join.align) return this.alignedParts(ranges, this.join.align);
     if ((ranges[P.hi(left)] ?? 0) <= (ranges[P.lo(left)] ?? 0)) return [];
     const states: Record<string, number> = {};
     for (const i of this.join.states ?? []) Object.assign(states, stateOf(i, ranges[P.hi(i)] ?? 0));
-    return [{ values: { ...ranges, [P.lo(right)]: -1, ...states } }];
+    return [{ values: { ...ranges, [P.lo(right)]: this.rightLo(), ...states } }];
+  }
+
+  /**
+   * Join alignment (join-alignment.ts): every left row since the query started whose time the
+   * right side has reached (its largest time plus the lag) and that no earlier step joined.
+   */
+  private async alignedParts(
+    ranges: Readonly<Record<string, number>>,
+    align: NonNullable<EnrichJoin['align']>,
+  ): Promise<StepPart[]> {
+    const { left, right } = this.join;
+    const start = this.startAfter[left] ?? -1;
+    if ((ranges[P.hi(right)] ?? 0) > (ranges[P.lo(right)] ?? 0)) {
+      const text = (
+        await this.engine.query(align.rightTime.fill(ranges), { format: 'JSONCompactEachRow' })
+      ).text();
+      const v = (JSON.parse(text.split('\n')[0] ?? '[]') as (string | null)[])[0];
+      if (v !== null && v !== undefined && v !== '\\N') {
+        const t = BigInt(v);
+        if (this.rightTime === undefined || t > this.rightTime) this.rightTime = t;
+      }
+    }
+    const until = this.rightTime === undefined ? NO_BOUND : (this.rightTime + align.lagNs).toString();
+    const hiL = ranges[P.hi(left)] ?? 0;
+    const prevSn = this.prevSn ?? start;
+    const prevUntil = this.prevUntil ?? NO_BOUND;
+    if (hiL <= prevSn && until === prevUntil) return [];
+    this.prevSn = hiL;
+    this.prevUntil = until;
+    return [
+      {
+        values: {
+          ...ranges,
+          [P.lo(left)]: start,
+          [P.lo(right)]: this.rightLo(),
+          [ALIGN_UNTIL]: until,
+          [ALIGN_PREV_UNTIL]: prevUntil,
+          [ALIGN_PREV_SN]: prevSn,
+        },
+      },
+    ];
+  }
+
+  /** Where a step reads the right side from: the query's start for an append right side. */
+  private rightLo(): number {
+    return this.join.rightFromStart ? (this.startAfter[this.join.right] ?? -1) : -1;
   }
 
   save(): unknown {
-    return { appends: this.appends };
+    return {
+      appends: this.appends,
+      ...(this.rightTime !== undefined ? { rightTime: this.rightTime.toString() } : {}),
+      ...(this.prevUntil !== undefined ? { prevUntil: this.prevUntil, prevSn: this.prevSn } : {}),
+    };
   }
 
   restore(saved: unknown): void {
-    this.appends = (saved as { appends: number }).appends;
+    const s = saved as { appends: number; rightTime?: string; prevUntil?: string; prevSn?: number };
+    this.appends = s.appends;
+    this.rightTime = s.rightTime === undefined ? undefined : BigInt(s.rightTime);
+    this.prevUntil = s.prevUntil;
+    this.prevSn = s.prevSn;
   }
 }
 

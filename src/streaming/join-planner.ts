@@ -7,7 +7,8 @@ import type { FromItem, JoinExpr, Query, SelectQuery } from '../sql/ast/query.ts
 import { NO_SPAN } from '../sql/ast/span.ts';
 import { type AnyNode, replace, walk } from '../sql/ast/walk.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
-import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT, type JoinProgram } from './join-program.ts';
+import { type Alignment, alignedLeftFilter, extractAlignment, nanos } from './join-alignment.ts';
+import { type EnrichJoin, JOIN_MIN_LEFT, JOIN_MIN_RIGHT, type JoinProgram } from './join-program.ts';
 import { extractRange, hasRangeCondition, type JoinSide, type RangeCondition } from './join-range.ts';
 import type { JoinSideKind } from './join-side-read.ts';
 import { SqlTemplate } from './sql-template.ts';
@@ -43,6 +44,15 @@ export interface JoinPlan {
   readonly sideReads?: ReadonlyMap<number, JoinSideKind>;
   /** An aggregation over a join of changelog inputs: the side aliases whose `_tp_delta` multiply. */
   readonly deltaOf?: readonly string[];
+  /**
+   * Append right sides of ASOF / LATEST joins (Proton's HashJoin cases 5 and 7): read as the last
+   * `versions` rows per join key (`keys`, the right side's columns) among its rows since the query
+   * started, up to the step.
+   */
+  readonly keyedSources?: ReadonlyMap<
+    number,
+    { readonly versions: number; readonly keys: readonly string[] }
+  >;
   /** How to fill the step's SQL per part; undefined when the query reads one stream. */
   readonly program?: JoinProgram;
   /** `table(s)` joined with a stream: read once into an engine table when the query starts. */
@@ -242,6 +252,18 @@ async function planStreamJoins(
   if (streamSources.some((s) => s.kind === 'stream' && s.definition.mode !== 'append')) {
     return planChangelogInputs(select, sources, streamJoins, ctx, shape);
   }
+  const keyed = streamJoins.find((j) => j.strictness === 'ASOF' || j.strictness === 'LATEST');
+  if (keyed) {
+    if (!topJoin || keyed !== topJoin || sources.length !== 2 || shape === 'window' || shape === 'session')
+      throw notImplemented(
+        `${joinName(keyed)} of two streams is supported between two streams only, as the outermost join of the query, without a window; e.g. FROM l ASOF JOIN r ON l.k = r.k AND l.t >= r.t`,
+      );
+    if (hasRangeCondition(keyed.on))
+      throw notImplemented(
+        `${joinName(keyed)} of two streams takes no time range (date_diff_within); use ON l.k = r.k AND l.t >= r.t`,
+      );
+    return await planVersionedEnrichment(select, keyed, sources, ctes, ctx);
+  }
   const leftJoin = streamJoins.some((j) => j.joinKind === 'LEFT');
   const ranged = streamJoins.filter((j) => hasRangeCondition(j.on));
   if (leftJoin || ranged.length > 0) {
@@ -279,6 +301,15 @@ function kvSide(item: FromItem, sources: readonly BoundSource[], ctes: ReadonlyM
   return s.index;
 }
 
+/** The source of a join side that is one append stream named in the FROM, if it is. */
+function appendSide(item: FromItem, sources: readonly BoundSource[], ctes: ReadonlyMap<string, Query>) {
+  const inside = [...sourcesIn(item, ctes)];
+  if (inside.length !== 1 || item.kind !== 'Table' || !/^__trb_src_\d+$/.test(item.name)) return undefined;
+  const s = sources[inside[0] as number];
+  if (s?.kind !== 'stream' || s.definition.mode !== 'append') return undefined;
+  return s;
+}
+
 /** Kinds and strictness a join of two streams may have (Proton: RIGHT, FULL and CROSS are refused). */
 function checkStreamJoin(
   j: JoinExpr,
@@ -289,7 +320,10 @@ function checkStreamJoin(
     throw notImplemented(`${joinName(j)} of two streams is not supported; ${STREAM_JOIN_HINT}`);
   }
   if (j.strictness && j.strictness !== 'ALL') {
-    const kv = kvSide(j.right, sources, ctes) !== undefined;
+    const kv =
+      kvSide(j.right, sources, ctes) !== undefined ||
+      appendSide(j.right, sources, ctes) !== undefined ||
+      cteOverOne(j.right, ctes);
     if (!kv || !['ASOF', 'LATEST'].includes(j.strictness))
       throw notImplemented(`${joinName(j)} of two streams is not supported yet; ${STREAM_JOIN_HINT}`);
   }
@@ -416,13 +450,61 @@ function planChangelogInputs(
     rightSide?.definition.mode === 'versioned_kv' &&
     sources.length === 2
   ) {
-    if (onlyJoin.strictness === 'LATEST')
-      throw notImplemented(
-        `${joinName(onlyJoin)} with a versioned_kv stream is not supported yet; use INNER JOIN or LEFT JOIN (the latest row per key) or ASOF JOIN`,
+    if (onlyJoin.strictness === 'LATEST') {
+      // The last row per join key among all the stream's rows, as Proton keeps it (a primary
+      // key's row that moved to another join key still stands for the old one: 0018_query_state12
+      // ids 355, 361): a plain join over one row per key.
+      const { keys } = rightJoinKeys(
+        onlyJoin,
+        rightSide,
+        aliasOf(items[1] as FromItem) as string,
+        sources,
+        ctx,
       );
+      return {
+        select: query.from === onlyJoin ? { ...query, from: { ...onlyJoin, strictness: 'ALL' } } : query,
+        latestSources: new Map(),
+        keyedSources: new Map([[rightSide.index, { versions: 1, keys }]]),
+        program: { kind: 'enrich', left: leftSource.index, right: rightSide.index },
+      };
+    }
     const versions = onlyJoin.strictness === 'ASOF' ? ctx.keepVersions : 1;
+    const { on, alignment } = extractAlignment(
+      onlyJoin.on,
+      aliasOf(onlyJoin.left) ?? '',
+      aliasOf(items[1] as FromItem) as string,
+    );
+    if (alignment && onlyJoin.strictness !== 'ASOF')
+      throw notImplemented(
+        `Join alignment (lag_behind) with a versioned_kv stream is supported for ASOF JOIN; ${joinName(onlyJoin)} meets the latest row per key`,
+      );
+    const joined = { ...onlyJoin, ...(on ? { on } : {}) };
+    const { query: select, align } = aligned(
+      query.from === onlyJoin ? { ...query, from: joined } : query,
+      onlyJoin,
+      alignment,
+      ctx,
+    );
+    if (onlyJoin.strictness === 'ASOF') {
+      // Proton keeps the last keep_versions rows per *join* key (HashJoin.h case 4), history
+      // included: a key's replaced rows stay versions until newer rows of the join key push
+      // them out (0018_query_state12 id 359).
+      const rightAlias = aliasOf(items[1] as FromItem) as string;
+      const { keys } = rightJoinKeys(joined, rightSide, rightAlias, sources, ctx);
+      return {
+        select,
+        latestSources: new Map(),
+        keyedSources: new Map([[rightSide.index, { versions, keys }]]),
+        program: {
+          kind: 'enrich',
+          left: leftSource.index,
+          right: rightSide.index,
+          ...(align ? { align } : {}),
+        },
+      };
+    }
     return {
-      select: query,
+      select,
       latestSources: new Map([[rightSide.index, versions]]),
       program: { kind: 'enrich', left: leftSource.index, right: rightSide.index },
     };
@@ -701,4 +783,222 @@ async function timeScale(range: RangeCondition, j: JoinExpr, ctx: JoinPlanContex
       });
   }
   return Math.max(...scales);
+}
+
+/**
+ * Append stream ASOF / LATEST JOIN append stream (Proton's HashJoin cases 5 and 7, §1.9): a
+ * dynamic enrichment. Only left rows make output; the right side is kept as its last
+ * `keep_versions` rows per join key (ASOF: the closest of them by the ON inequality) or its last
+ * row per join key (LATEST), among the rows it received since the query started.
+ */
+/**
+ * The right stream's columns that an ASOF / LATEST join's equal keys name (`ON l.k = r.k`), by
+ * which the right side keeps its versions; and how an ON operand names a right column.
+ */
+function rightJoinKeys(
+  j: JoinExpr,
+  right: Extract<BoundSource, { kind: 'stream' }>,
+  rightAlias: string,
+  sources: readonly BoundSource[],
+  ctx: JoinPlanContext,
+): { keys: string[]; rightColumn: (e: Expr) => string | undefined } {
+  const rightColumns = new Set([...right.definition.columns.map((c) => c.name), '_tp_time', '_tp_sn']);
+  const leftColumns = columnsOf(j.left, sources, ctx) ?? new Set<string>();
+  const rightColumn = (e: Expr): string | undefined => {
+    if (e.kind !== 'Identifier') return undefined;
+    if (e.parts.length === 2 && e.parts[0] === rightAlias && rightColumns.has(e.parts[1] as string))
+      return e.parts[1];
+    const name = e.parts[0] as string;
+    if (e.parts.length === 1 && rightColumns.has(name) && !leftColumns.has(name)) return name;
+    return undefined;
+  };
+  const keys: string[] = [];
+  for (const c of conjuncts(j.on)) {
+    if (c.kind !== 'Binary' || c.op !== '=') continue;
+    const key = rightColumn(c.left) ?? rightColumn(c.right);
+    if (key === undefined)
+      throw notImplemented(
+        `${joinName(j)} of two streams needs its equal keys to name columns of the right stream (ON l.k = r.k)`,
+      );
+    keys.push(key);
+  }
+  if (keys.length === 0)
+    throw err('INVALID_JOIN_ON_EXPRESSION', {
+      detail: `${joinName(j)} of two streams needs at least one equal key, e.g. ON l.k = r.k AND l.t >= r.t`,
+    });
+  return { keys, rightColumn };
+}
+
+async function planVersionedEnrichment(
+  select: SelectQuery,
+  j: JoinExpr,
+  sources: readonly BoundSource[],
+  ctes: ReadonlyMap<string, Query>,
+  ctx: JoinPlanContext,
+): Promise<Omit<JoinPlan, 'snapshots'>> {
+  const one = (item: FromItem) => {
+    const reads = [...sourcesIn(item, ctes)];
+    const s = reads.length === 1 ? sources[reads[0] as number] : undefined;
+    return s?.kind === 'stream' && s.definition.mode === 'append' ? s : undefined;
+  };
+  const named = appendSide(j.right, sources, ctes);
+  // The right side through a CTE over one append stream (`WITH r AS (SELECT i AS id, v FROM s)`).
+  const right = named ?? (cteOverOne(j.right, ctes) ? one(j.right) : undefined);
+  const left = one(j.left);
+  const rightAlias = aliasOf(j.right);
+  if (!right || !left || rightAlias === undefined)
+    throw notImplemented(
+      `${joinName(j)} is supported between an append stream (or a query over one) on the left and an append stream (or a CTE over one) or a versioned_kv stream on the right`,
+    );
+  const { on, alignment } = extractAlignment(j.on, aliasOf(j.left) ?? '', rightAlias);
+  const within = { ...j, ...(on ? { on } : {}) };
+  const bin = (op: '>=', l: Expr, r: Expr): Expr => ({
+    kind: 'Binary',
+    op,
+    left: l,
+    right: r,
+    span: NO_SPAN,
+  });
+  // LATEST: one row per key is left on the right, so the join is a plain one over it. Aligned,
+  // the right side as it stood at the left row's time: the last of its rows up to that time.
+  const joined: JoinExpr =
+    j.strictness === 'LATEST'
+      ? alignment
+        ? {
+            ...j,
+            strictness: 'ASOF',
+            on: andAll([...conjuncts(on), bin('>=', alignment.left, alignment.right)]) as Expr,
+          }
+        : { ...j, strictness: 'ALL' }
+      : within;
+  // A named right stream keeps its last versions per join key; a CTE's rows are not the stream's,
+  // so all its rows since the query started are kept (an ASOF join picks the closest of them).
+  let keyed: JoinPlan['keyedSources'];
+  if (named) {
+    const { keys, rightColumn } = rightJoinKeys(within, named, rightAlias, sources, ctx);
+    if (j.strictness === 'ASOF') await checkAsofColumn(j, rightColumn, select.with, ctx);
+    const versions = j.strictness === 'ASOF' || alignment ? ctx.keepVersions : 1;
+    keyed = new Map([[named.index, { versions, keys }]]);
+  } else if (j.strictness === 'LATEST' && !alignment) {
+    throw notImplemented(
+      `${joinName(j)} with a CTE on the right is supported with join alignment (lag_behind); name the right stream in the FROM otherwise`,
+    );
+  } else if (j.strictness === 'ASOF') {
+    // The CTE's columns, named through its alias (`r.t`).
+    const rightColumn = (e: Expr) =>
+      e.kind === 'Identifier' && e.parts.length === 2 && e.parts[0] === rightAlias ? e.parts[1] : undefined;
+    await checkAsofColumn(j, rightColumn, select.with, ctx);
+  }
+  const { query, align } = aligned(
+    select.from === j ? { ...select, from: joined } : select,
+    j,
+    alignment,
+    ctx,
+  );
+  return {
+    select: query,
+    latestSources: new Map(),
+    ...(keyed ? { keyedSources: keyed } : {}),
+    program: {
+      kind: 'enrich',
+      left: left.index,
+      right: right.index,
+      rightFromStart: true,
+      ...(align ? { align } : {}),
+    },
+  };
+}
+
+/** A FROM item naming a CTE whose body is a plain SELECT (no aggregation, join or window). */
+function cteOverOne(item: FromItem, ctes: ReadonlyMap<string, Query>): boolean {
+  const body = item.kind === 'Table' && item.database === undefined ? ctes.get(item.name) : undefined;
+  return (
+    body?.kind === 'Select' &&
+    !isAggregation(body) &&
+    body.from?.kind === 'Table' &&
+    !body.limit &&
+    !body.limitBy &&
+    !body.orderBy?.length
+  );
+}
+
+const ORDERED_TYPE = /^(U?Int\d+|Float\d+|Decimal|Date|DateTime)/;
+
+/**
+ * The right operand of an ASOF join's inequality must be ordered as a number or a time (Proton and
+ * the engine keep its versions sorted by it): a string or any other type answers code 169.
+ */
+async function checkAsofColumn(
+  j: JoinExpr,
+  rightColumn: (e: Expr) => string | undefined,
+  ctes: SelectQuery['with'],
+  ctx: JoinPlanContext,
+): Promise<void> {
+  for (const c of conjuncts(j.on)) {
+    if (c.kind !== 'Binary' || !['<', '<=', '>', '>='].includes(c.op)) continue;
+    const operand =
+      rightColumn(c.right) !== undefined ? c.right : rightColumn(c.left) !== undefined ? c.left : undefined;
+    if (!operand) continue;
+    const sql = ctx.translate({
+      kind: 'Select',
+      ...(ctes ? { with: ctes } : {}),
+      distinct: false,
+      columns: [operand],
+      from: j.right,
+      span: NO_SPAN,
+    });
+    // Described over empty ranges: every placeholder of the step SQL as 0.
+    const d = await ctx.engine.query(`DESCRIBE (${sql.replace(/__TRB_[A-Z0-9_]+?__/g, '0')})`, {
+      format: 'JSONCompactEachRow',
+    });
+    const type = String((JSON.parse(d.text().split('\n')[0] ?? '[]') as unknown[])[1]);
+    if (!ORDERED_TYPE.test(type))
+      throw err('BAD_TYPE_OF_FIELD', {
+        detail: `ASOF JOIN cannot order the right side by ${type} values; its inequality (l.t >= r.t) must compare numbers, dates or datetimes`,
+      });
+  }
+}
+
+/**
+ * An aligned enrichment (join-alignment.ts): its left rows filtered to those a step may join, and
+ * how a step reads the right side's time.
+ */
+function aligned(
+  query: SelectQuery,
+  j: JoinExpr,
+  alignment: Alignment | undefined,
+  ctx: JoinPlanContext,
+): { query: SelectQuery; align?: NonNullable<EnrichJoin['align']> } {
+  const leftAlias = aliasOf(j.left);
+  if (!alignment) return { query };
+  const ctes = ctesOf(query);
+  const viaCte = cteOverOne(j.left, ctes);
+  if (j.left.kind !== 'Table' || leftAlias === undefined)
+    throw notImplemented(
+      `Join alignment (lag_behind) needs the left side of the ${joinName(j)} to be a stream or a CTE named in the FROM`,
+    );
+  // A left CTE passes its rows' sequence numbers through, for the filter below.
+  const cteName = viaCte ? j.left.name : undefined;
+  const withSn = query.with?.map((w) => {
+    if (w.kind !== 'Cte' || w.name !== cteName || w.query.kind !== 'Select') return w;
+    const has = w.query.columns.some((c) => c.kind === 'Identifier' && c.parts.at(-1) === '_tp_sn');
+    return has ? w : { ...w, query: { ...w.query, columns: [...w.query.columns, ident('_tp_sn')] } };
+  });
+  const filter = alignedLeftFilter(alignment, ident(leftAlias, '_tp_sn'));
+  const rightTime = ctx.translate({
+    kind: 'Select',
+    ...(query.with ? { with: query.with } : {}),
+    distinct: false,
+    columns: [call('to_string', call('max_or_null', nanos(alignment.right)))],
+    from: j.right,
+    span: NO_SPAN,
+  });
+  return {
+    query: {
+      ...query,
+      ...(withSn ? { with: withSn } : {}),
+      where: andAll([...conjuncts(query.where), filter]) as Expr,
+    },
+    align: { rightTime: new SqlTemplate(rightTime), lagNs: alignment.lagNs },
+  };
 }

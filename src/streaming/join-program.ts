@@ -57,6 +57,14 @@ export interface EnrichJoin {
    * the right range of a step; `compact` keeps the latest row per key.
    */
   readonly kept?: { readonly table: string; readonly append: SqlTemplate; readonly compact: string };
+  /**
+   * Join alignment (`lag_behind`, join-alignment.ts): `rightTime` is `to_string(max(right time in
+   * ns))` of the right side's rows in a step's range (`\\N` when none); a left row is joined once
+   * the largest right time so far reaches its time minus `lagNs`.
+   */
+  readonly align?: { readonly rightTime: SqlTemplate; readonly lagNs: bigint };
+  /** The right side is an append stream read from where the query started (ASOF / LATEST). */
+  readonly rightFromStart?: boolean;
 }
 
 /**

@@ -22,6 +22,7 @@ import { toClickHouseType, toProtonType } from '../sql/types/proton-types.ts';
 import { isKvMode, visibleColumns } from '../stream/stream-definition.ts';
 import {
   keptRowsSelect,
+  lastVersionsByKey,
   lastVersionsUpTo,
   latestRowsIn,
   latestRowsOnly,
@@ -35,10 +36,11 @@ import { changelogRowsSql } from './changelog-rows.ts';
 import { DedupStates } from './dedup-state.ts';
 import { applyEmitLast } from './emit-last.ts';
 import { type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
+import { ALIGN_PREV_SN, ALIGN_PREV_UNTIL, ALIGN_UNTIL } from './join-alignment.ts';
 import { inlineJoinCte } from './join-cte-inline.ts';
 import { joinDeltaOf, leftChangelogStream, qualifiedDelta } from './join-delta.ts';
 import type { TailVariant } from './join-inputs.ts';
-import { planJoins } from './join-planner.ts';
+import { type JoinPlan, planJoins } from './join-planner.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT } from './join-program.ts';
 import { type JoinSideKind, joinSideSql } from './join-side-read.ts';
 import { carryLiteral, carryMarker, rewriteLags } from './lag-rewrite.ts';
@@ -148,7 +150,7 @@ function readsBoundSource(s: SelectQuery): boolean {
   return JSON.stringify(s.from ?? {}).includes('__trb_src_');
 }
 
-/** SETTINGS keep_versions: versions per key an ASOF join against versioned_kv keeps (Proton: 3). */
+/** SETTINGS keep_versions: versions per key an ASOF join keeps (Proton: 3). */
 function keepVersions(settings: readonly Setting[]): number {
   const s = settings.find((x) => x.name.toLowerCase() === 'keep_versions');
   const n = s?.value.kind === 'Number' ? Number(s.value.text) : 3;
@@ -186,6 +188,9 @@ const EMPTY_RANGES = (sources: readonly BoundSource[]) => ({
   ),
   [JOIN_MIN_LEFT]: 0,
   [JOIN_MIN_RIGHT]: 0,
+  [ALIGN_UNTIL]: 0,
+  [ALIGN_PREV_UNTIL]: 0,
+  [ALIGN_PREV_SN]: 0,
 });
 
 /**
@@ -302,6 +307,8 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   // Right sides of enrichment joins whose rows are kept in an engine table (join-inputs.ts).
   const keptTables = new Map<number, string>();
   let sideReads: ReadonlyMap<number, JoinSideKind> = new Map();
+  // Append right sides of ASOF / LATEST joins: their last rows per join key (join-planner.ts).
+  let keyedSources: NonNullable<JoinPlan['keyedSources']> = new Map();
   // Where the query started reading each source (changelog() sides of a join start there).
   const queryStart = [...startAfter];
   const rangeSql = (s: BoundSource) => {
@@ -319,8 +326,11 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       return joinSideSql(definitionOf(s)!, s.index, side, after);
     }
     const kept = keptTables.get(s.index);
+    const keyed = s.kind === 'stream' ? keyedSources.get(s.index) : undefined;
     if (s.kind === 'stream' && kept !== undefined) return latestRowsIn(definitionOf(s)!, kept);
     const versions = s.kind === 'stream' ? latestSources.get(s.index) : undefined;
+    if (s.kind === 'stream' && keyed !== undefined)
+      return lastVersionsByKey(s.definition, P.lo(s.index), P.hi(s.index), keyed);
     if (s.kind === 'stream' && versions !== undefined)
       return versions === 1
         ? latestRowsUpTo(s.definition, P.hi(s.index))
@@ -358,6 +368,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   select = joins.select;
   latestSources = joins.latestSources;
   sideReads = joins.sideReads ?? new Map();
+  keyedSources = joins.keyedSources ?? new Map();
   // A join of changelog streams starts from their whole history (their state); changelog(s, k)
   // starts with the query.
   if (joins.program?.kind === 'changelog')
@@ -385,7 +396,12 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     }
   }
   const kvRight = join?.kind === 'enrich' ? joinSources[join.right] : undefined;
-  if (join?.kind === 'enrich' && kvRight?.kind === 'stream' && latestSources.get(join.right) === 1) {
+  if (
+    join?.kind === 'enrich' &&
+    kvRight?.kind === 'stream' &&
+    latestSources.get(join.right) === 1 &&
+    !keyedSources.has(join.right)
+  ) {
     // The right side's rows up to the start, kept in an engine table; each step appends its range.
     const table = `${STATE_DB}.k_${randomUUID().replaceAll('-', '')}`;
     await ctx.engine.query(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(STATE_DB)}`);

@@ -390,7 +390,12 @@ test('shapes that cannot be answered right are refused before the query starts',
   await refused(`SELECT s, ss FROM ${l} RIGHT JOIN ${r} ON i = ii`, 48, /RIGHT JOIN of two streams/);
   await refused(`SELECT s, ss FROM ${l} FULL JOIN ${r} ON i = ii`, 48, /FULL JOIN of two streams/);
   await refused(`SELECT s, ss FROM ${l}, ${r}`, 48, /comma join/);
-  await refused(`SELECT s, ss FROM ${l} ASOF JOIN ${r} ON i = ii AND ts < tts`, 48, /ASOF JOIN/);
+  // ASOF of two streams works (streaming-join-asof.test.ts), but not with a time range.
+  await refused(
+    `SELECT s, ss FROM ${l} ASOF JOIN ${r} ON i = ii AND date_diff_within(10s, ts, tts)`,
+    48,
+    /ASOF JOIN.*no time range/,
+  );
   // Malformed ranges: 62 (0009 ids 21, case1 22-26).
   const dd = `date_diff('second', ts, tts)`;
   await refused(`SELECT s FROM ${l} JOIN ${r} ON i = ii AND ${dd} > 3 AND ${dd} < 10`, 62, /lower_bound=3/);

@@ -29,7 +29,12 @@ export const PROTON_SETTINGS: ReadonlyMap<string, ProtonSetting> = new Map<strin
     applied("start position of a streaming query ('earliest', 'latest', a sequence number, a time, '-1h')"),
   ],
   ['query_mode', applied("'table' makes the whole query historical")],
-  ['keep_versions', applied('versions per key an ASOF join against a versioned_kv stream keeps (default 3)')],
+  [
+    'keep_versions',
+    applied(
+      'versions per key an ASOF join keeps (default 3): per join key (against a versioned_kv stream its history included; against an append stream since the query started; also for an aligned LATEST join)',
+    ),
+  ],
   ['enable_backfill_from_historical_store', none("a backfill always reads the stream's one store")],
   [
     'force_backfill_in_order',
@@ -61,7 +66,10 @@ export const PROTON_SETTINGS: ReadonlyMap<string, ProtonSetting> = new Map<strin
   ],
   ['join_buffered_data_block_size', none(INTERNAL)],
   ['join_latency_threshold', none(INTERNAL)],
-  ['join_quiesce_threshold_ms', none(INTERNAL)],
+  [
+    'join_quiesce_threshold_ms',
+    none('a join aligned by lag_behind waits for the right side however long it is quiet'),
+  ],
   ['join_max_cached_bytes', none(INTERNAL)],
   ['max_join_range', none('the range of a date_diff_within join is what the query says')],
   ['default_hash_table', none(INTERNAL)],
