@@ -5,7 +5,7 @@ import { parseViewQuery, type ViewCatalogRecord } from '../../views/view-store.t
 import { ADMIN, READ } from '../access.ts';
 import { actorOfRequest } from '../auth.ts';
 import type { Services } from '../services.ts';
-import { VIEW_CREATE_PROPERTIES, VIEW_UPDATE_BODY } from './view-body-schemas.ts';
+import { materializedViewPatch, VIEW_CREATE_PROPERTIES, VIEW_UPDATE_BODY } from './view-body-schemas.ts';
 import { viewResource } from './views.ts';
 
 /** The one node of a single-node Tributary (GET /v1beta2/cluster answers the same id). */
@@ -188,21 +188,7 @@ export function materializedViewRoutes(app: FastifyInstance, s: Services): void 
           field: 'query',
           detail: 'the query of a materialized view cannot change; drop the view and create it again',
         });
-      await s.mvs.update(
-        db,
-        name,
-        {
-          ...(body.description !== undefined ? { description: body.description } : {}),
-          ...(body.ttl_expression !== undefined ? { ttl: body.ttl_expression } : {}),
-          ...(body.logstore_retention_bytes !== undefined
-            ? { logstoreRetentionBytes: body.logstore_retention_bytes }
-            : {}),
-          ...(body.logstore_retention_ms !== undefined
-            ? { logstoreRetentionMs: body.logstore_retention_ms }
-            : {}),
-        },
-        actorOfRequest(request),
-      );
+      await s.mvs.update(db, name, materializedViewPatch(body), actorOfRequest(request));
       return reply.status(204).send();
     },
   );

@@ -26,3 +26,28 @@ export const VIEW_UPDATE_BODY = {
     logstore_retention_ms: { type: 'integer' },
   },
 } as const;
+
+/** The fields of a PATCH body of either route that change a materialized view. */
+export interface ViewUpdateFields {
+  description?: string;
+  ttl_expression?: string;
+  logstore_retention_bytes?: number;
+  logstore_retention_ms?: number;
+}
+
+/** A PATCH body as the patch `MaterializedViews.update` takes (absent fields stay as they are). */
+export function materializedViewPatch(body: ViewUpdateFields): {
+  description?: string;
+  ttl?: string;
+  logstoreRetentionBytes?: number;
+  logstoreRetentionMs?: number;
+} {
+  return {
+    ...(body.description !== undefined ? { description: body.description } : {}),
+    ...(body.ttl_expression !== undefined ? { ttl: body.ttl_expression } : {}),
+    ...(body.logstore_retention_bytes !== undefined
+      ? { logstoreRetentionBytes: body.logstore_retention_bytes }
+      : {}),
+    ...(body.logstore_retention_ms !== undefined ? { logstoreRetentionMs: body.logstore_retention_ms } : {}),
+  };
+}
