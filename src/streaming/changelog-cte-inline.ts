@@ -1,6 +1,7 @@
 import type { Expr } from '../sql/ast/expression.ts';
 import type { FromItem, Query, SelectQuery } from '../sql/ast/query.ts';
 import { type AnyNode, replace, walk } from '../sql/ast/walk.ts';
+import { isClauseFreeSelect } from './clause-free-select.ts';
 
 /**
  * `WITH c AS (SELECT j, kk FROM s) ... changelog(c, kk)`: the CTE only picks columns of one
@@ -59,18 +60,7 @@ function isProjection(q: SelectQuery): boolean {
   return (
     from?.kind === 'Table' &&
     !q.with?.length &&
-    !q.distinct &&
-    q.columns.length > 0 &&
-    q.columns.every((c) => c.kind === 'Identifier' && c.parts.length === 1) &&
-    !q.where &&
-    !q.prewhere &&
-    !q.groupBy &&
-    !q.having &&
-    !q.orderBy &&
-    !q.limit &&
-    !q.limitBy &&
-    !q.partitionBy &&
-    !q.emit &&
-    !q.settings
+    isClauseFreeSelect(q) &&
+    q.columns.every((c) => c.kind === 'Identifier' && c.parts.length === 1)
   );
 }

@@ -1,6 +1,7 @@
 import type { Expr } from '../sql/ast/expression.ts';
 import type { FromItem, JoinExpr, SelectQuery } from '../sql/ast/query.ts';
 import { type AnyNode, replace, walk } from '../sql/ast/walk.ts';
+import { isClauseFreeSelect } from './clause-free-select.ts';
 
 /**
  * `WITH t AS (SELECT * FROM a JOIN b ON ...) SELECT ... FROM t JOIN c ON t.x = c.y`: the CTE
@@ -55,22 +56,7 @@ export function inlineJoinCte(select: SelectQuery): SelectQuery {
 
 /** `SELECT * FROM <join>` (or `a.*, b.*`), with no filter, grouping, order or limit. */
 function isPassThroughJoin(q: SelectQuery): boolean {
-  return (
-    q.from?.kind === 'Join' &&
-    !q.distinct &&
-    q.columns.length > 0 &&
-    q.columns.every((c) => c.kind === 'Asterisk') &&
-    !q.where &&
-    !q.prewhere &&
-    !q.groupBy &&
-    !q.having &&
-    !q.orderBy &&
-    !q.limit &&
-    !q.limitBy &&
-    !q.partitionBy &&
-    !q.emit &&
-    !q.settings
-  );
+  return q.from?.kind === 'Join' && isClauseFreeSelect(q) && q.columns.every((c) => c.kind === 'Asterisk');
 }
 
 /** How many times a FROM names `name` as a table (the CTE reads). */
