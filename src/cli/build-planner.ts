@@ -330,8 +330,8 @@ export function buildPlanner(deps: PlannerDeps): {
     ...(deps.logger ? { logger: deps.logger } : {}),
     ...(deps.mvRetry ? { retry: deps.mvRetry } : {}),
     ...(deps.dataDir ? { dataDir: deps.dataDir } : {}),
-    externalTargets: externals,
   });
+  mvs.useExternalTargets(externals);
   mvs.guardStreams();
   mvsLater = mvs;
   viewsLater = views;

@@ -58,8 +58,6 @@ export interface MaterializedViewsDeps {
    * Without it views run without checkpoints (a restart resumes from the sources' latest rows).
    */
   dataDir?: string;
-  /** INTO targets that are not streams (http external streams). */
-  externalTargets?: ExternalTargets;
 }
 
 /** Seconds between checkpoints of a view that does not set `checkpoint_interval`. */
@@ -118,7 +116,7 @@ export class MaterializedViews {
 
   constructor(private readonly deps: MaterializedViewsDeps) {}
 
-  /** Let views write INTO the targets `targets` knows (external tables). */
+  /** Let views write INTO the targets `targets` knows (external streams, external tables). */
   useExternalTargets(targets: ExternalTargets): void {
     this.externals.push(targets);
   }
@@ -128,15 +126,15 @@ export class MaterializedViews {
    * timeplus external stream also keeps a stream of its name (what it reads), yet INTO writes out.
    */
   private externalTarget(db: string, name: string): ExternalTarget | undefined {
-    for (const t of [this.deps.externalTargets, ...this.externals]) {
-      const target = t?.target(db, name);
+    for (const t of this.externals) {
+      const target = t.target(db, name);
       if (target) return target;
     }
     return undefined;
   }
 
   private async forgetExternal(producerId: string): Promise<void> {
-    for (const t of [this.deps.externalTargets, ...this.externals]) await t?.forget?.(producerId);
+    for (const t of this.externals) await t.forget?.(producerId);
   }
 
   /** `db.name` of the views writing INTO the external table `db.name`. */
