@@ -9,7 +9,9 @@ import type { ViewWriter } from '../views/external-target.ts';
  * own (listed by /v1beta2/queries, ended by cancel) whose rows go to the writer of materialized
  * views INTO s3 tables (S3ViewWriter: buffered until s3_min_upload_file_size bytes or
  * s3_max_upload_idle_seconds, then one new object per batch). The client gets no rows. When the
- * query ends, the rows still buffered become a last object.
+ * query ends, the rows still buffered become a last object. Like any query (and like Proton's
+ * streaming INSERT), it ends with the server; rows a crash left in its spool are uploaded at the
+ * next start (uploadLeftoverInsertSpools).
  */
 export class S3StreamingInsert implements RowsPlan {
   readonly kind = 'rows';
@@ -23,6 +25,8 @@ export class S3StreamingInsert implements RowsPlan {
     private readonly columns: readonly string[],
     private readonly writer: ViewWriter,
     table: string,
+    /** Records the header with the spool before any row is spooled (rows left by a crash are uploaded at start). */
+    private readonly remember: (header: readonly ResultColumn[]) => Promise<void> = async () => undefined,
   ) {
     this.analysis = { ...select.analysis, query_type: 'insert' };
     const width = select.header.length;
@@ -36,7 +40,9 @@ export class S3StreamingInsert implements RowsPlan {
 
   async run(_sink: ResultSink, signal: AbortSignal): Promise<void> {
     // The writer finds the table's columns by name: the SELECT's columns take the INSERT's names.
-    this.writer.setHeader(this.select.header.map((c, i) => ({ ...c, name: this.columns[i] as string })));
+    const header = this.select.header.map((c, i) => ({ ...c, name: this.columns[i] as string }));
+    await this.remember(header);
+    this.writer.setHeader(header);
     const writer = this.writer;
     const into: ResultSink = {
       rows: (rows: readonly string[], tag?: OutputTag) => writer.rows(rows, tag),
