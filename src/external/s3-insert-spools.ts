@@ -1,4 +1,5 @@
-import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Engine } from '../engine/engine.ts';
 import type { Logger } from '../log/logger.ts';
@@ -36,6 +37,17 @@ export async function writeInsertSpoolMeta(dir: string, meta: InsertSpoolMeta): 
   await rename(tmp, join(dir, META_FILE));
 }
 
+/** The spool directories of streaming INSERTs under `spoolRoot` now (names). */
+export function leftoverInsertSpools(spoolRoot: string): string[] {
+  try {
+    return readdirSync(spoolRoot, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && e.name.startsWith(INSERT_SPOOL_PREFIX))
+      .map((e) => e.name);
+  } catch {
+    return [];
+  }
+}
+
 export interface InsertSpoolRecoveryDeps {
   tables: ExternalTables;
   engine: Engine;
@@ -50,17 +62,13 @@ export interface InsertSpoolRecoveryDeps {
  * crash its spool is still on disk, so at start every such spool is uploaded as one last object
  * (named by the table's write_to template, as the INSERT would have) and removed. A spool whose
  * upload fails stays for the next start; one whose table is gone is removed with a warning.
- * Returns the number of spools uploaded.
+ * `entries` are the spools found at start (leftoverInsertSpools, listed before any INSERT of this
+ * server can make one). Returns the number of spools uploaded.
  */
-export async function uploadLeftoverInsertSpools(deps: InsertSpoolRecoveryDeps): Promise<number> {
-  let entries: string[];
-  try {
-    entries = (await readdir(deps.spoolRoot, { withFileTypes: true }))
-      .filter((e) => e.isDirectory() && e.name.startsWith(INSERT_SPOOL_PREFIX))
-      .map((e) => e.name);
-  } catch {
-    return 0;
-  }
+export async function uploadLeftoverInsertSpools(
+  deps: InsertSpoolRecoveryDeps,
+  entries: readonly string[] = leftoverInsertSpools(deps.spoolRoot),
+): Promise<number> {
   let uploaded = 0;
   for (const name of entries) {
     const dir = join(deps.spoolRoot, name);

@@ -2,7 +2,7 @@ import { err } from '../errors/tributary-error.ts';
 import type { RowsPlan } from '../queries/execution.ts';
 import type { ResultColumn } from '../queries/query-types.ts';
 import type { ExecutionProgress, OutputTag, PipelineStep, ResultSink } from '../streaming/result-sink.ts';
-import type { ViewWriter } from '../views/external-target.ts';
+import type { S3ViewWriter } from './s3-view-writer.ts';
 
 /**
  * `INSERT INTO <s3 table> SELECT ... FROM <stream>`: the streaming SELECT runs as a query of its
@@ -23,7 +23,7 @@ export class S3StreamingInsert implements RowsPlan {
     private readonly select: RowsPlan,
     /** The INSERT's target columns, matched to the SELECT's result columns by position. */
     private readonly columns: readonly string[],
-    private readonly writer: ViewWriter,
+    private readonly writer: S3ViewWriter,
     table: string,
     /** Records the header with the spool before any row is spooled (rows left by a crash are uploaded at start). */
     private readonly remember: (header: readonly ResultColumn[]) => Promise<void> = async () => undefined,
@@ -50,8 +50,8 @@ export class S3StreamingInsert implements RowsPlan {
     try {
       await this.select.run(into, signal);
     } finally {
-      // Canceled or failed: what is buffered is uploaded, then the buffer goes.
-      await writer.discard?.();
+      // Canceled or failed: what is buffered is uploaded, then the buffer goes (kept if that fails).
+      await writer.end();
     }
   }
 
@@ -65,6 +65,6 @@ export class S3StreamingInsert implements RowsPlan {
 
   async dispose(): Promise<void> {
     await this.select.dispose?.();
-    await this.writer.discard?.();
+    await this.writer.end();
   }
 }

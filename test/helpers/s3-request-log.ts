@@ -18,7 +18,8 @@ export interface S3RequestLog {
   close(): Promise<void>;
 }
 
-export async function startS3RequestLog(target: string): Promise<S3RequestLog> {
+/** `port`: a given one (0: any), so a test can stop the proxy and start it again at the same address. */
+export async function startS3RequestLog(target: string, port = 0): Promise<S3RequestLog> {
   const to = new URL(target);
   const requests: string[] = [];
   const server: Server = createServer((req, res) => {
@@ -45,11 +46,11 @@ export async function startS3RequestLog(target: string): Promise<S3RequestLog> {
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });
-  server.listen(0, '127.0.0.1');
+  server.listen(port, '127.0.0.1');
   await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
+  const bound = (server.address() as AddressInfo).port;
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: `http://127.0.0.1:${bound}`,
     requests,
     close: () =>
       new Promise<void>((resolve) => {
