@@ -39,14 +39,16 @@ export class S3ObjectClient {
   private readonly prefix: string;
 
   private readonly puts: RequestRateLimit;
+  private readonly limits: UploadLimits;
 
   constructor(
     config: S3TableConfig,
     private readonly creds: S3Credentials | undefined,
-    /** The s3_* limits of uploads (the engine's defaults without them). */
-    private readonly limits: UploadLimits = ENGINE_UPLOAD_DEFAULTS,
+    /** The s3_* limits of uploads (a client that writes; the engine's defaults without them). */
+    writeLimits?: UploadLimits,
   ) {
-    this.puts = new RequestRateLimit(limits.maxPutRps, limits.maxPutBurst);
+    this.limits = writeLimits ?? ENGINE_UPLOAD_DEFAULTS;
+    this.puts = new RequestRateLimit(this.limits.maxPutRps, this.limits.maxPutBurst);
     const url = new URL(bucketUrl(config));
     let endpoint: string | undefined;
     if (config.endpoint !== undefined) {
@@ -70,7 +72,8 @@ export class S3ObjectClient {
     this.client = new S3Client({
       region: config.region ?? 'us-east-1',
       ...(endpoint !== undefined ? { endpoint, forcePathStyle: true } : {}),
-      maxAttempts: Math.max(3, limits.maxUnexpectedWriteErrorRetries + 1),
+      // A writing client retries as s3_max_unexpected_write_error_retries says.
+      maxAttempts: writeLimits ? writeLimits.maxUnexpectedWriteErrorRetries + 1 : 3,
       // No aws-chunked trailers (stores such as s3rver and older MinIO do not take them).
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
