@@ -17,6 +17,7 @@ import { PauseGate } from '../views/pause-gate.ts';
 import type { ExternalTableRecord } from './external-table-definition.ts';
 import { type ExternalTables, scrubbed } from './external-tables.ts';
 import { engineSettings } from './s3-engine-sql.ts';
+import { INSERT_SPOOL_PREFIX, writeInsertSpoolMeta } from './s3-insert-spools.ts';
 import { newObjectKey, timestampIndex } from './s3-object-keys.ts';
 import { writeObjects } from './s3-object-write.ts';
 import { S3StreamingInsert } from './s3-streaming-insert.ts';
@@ -99,18 +100,21 @@ export function externalInsertHandler(
         });
         if (select.kind !== 'rows')
           throw err('INTERNAL', { detail: 'the SELECT of a streaming INSERT planned no rows' });
+        const spoolDir = join(streaming.spoolRoot, `${INSERT_SPOOL_PREFIX}${randomUUID()}`);
         const writer = new S3ViewWriter({
           tables: deps.tables,
           engine: deps.engine,
           db: record.db,
           table: record.name,
-          spoolDir: join(streaming.spoolRoot, `insert-${randomUUID()}`),
+          spoolDir,
           gate: new PauseGate(),
           indexes,
           limits,
           ...(streaming.logger ? { logger: streaming.logger } : {}),
         });
-        return new S3StreamingInsert(select, columns, writer, record.name);
+        return new S3StreamingInsert(select, columns, writer, record.name, (header) =>
+          writeInsertSpoolMeta(spoolDir, { db: record.db, table: record.name, header, limits }),
+        );
       }
       source = translateQuery(s.query, {
         resolver: recordingResolver(deps.resolver, reads),

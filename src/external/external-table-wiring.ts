@@ -25,6 +25,7 @@ import {
 import { ExternalTables } from './external-tables.ts';
 import { registerFormatSchemaStatements } from './format-schema-statements.ts';
 import { FormatSchemas } from './format-schemas.ts';
+import { leftoverInsertSpools, uploadLeftoverInsertSpools } from './s3-insert-spools.ts';
 import { s3ViewTargets } from './s3-view-writer.ts';
 import { EXTERNAL_STREAM_KIND } from './streams/external-streams.ts';
 
@@ -99,6 +100,19 @@ export function wireExternalTables(deps: ExternalWiringDeps): {
         ...(deps.logger ? { logger: deps.logger } : {}),
       }),
     );
+  // Rows a streaming INSERT spooled before a crash: uploaded in the background (never blocks start).
+  if (deps.dataDir !== undefined) {
+    const logger = deps.logger;
+    const spoolRoot = join(deps.dataDir, 'external_writes');
+    // Listed now, before this server can start an INSERT of its own.
+    const leftovers = leftoverInsertSpools(spoolRoot);
+    void uploadLeftoverInsertSpools(
+      { tables, engine: deps.engine, spoolRoot, indexes, ...(logger ? { logger } : {}) },
+      leftovers,
+    ).catch((e) =>
+      logger?.warn({ error: (e as Error).message }, 'external table: leftover streaming INSERT spools'),
+    );
+  }
   // An external table a materialized view writes into is not dropped under it.
   tables.guardDrops((db, name) => deps.mvs.writersOfExternal(db, name));
   const sd = { tables, defaultDatabase };

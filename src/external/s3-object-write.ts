@@ -9,6 +9,7 @@ import { insertHead, settingsText } from './s3-engine-sql.ts';
 import { S3ObjectClient } from './s3-object-client.ts';
 import { compressionFromKey } from './s3-object-keys.ts';
 import type { CompressionMethod, S3TableConfig } from './s3-table-settings.ts';
+import { uploadLimits } from './s3-upload-limits.ts';
 
 /** What one write of rows into new objects of an s3 table needs (see insertHead). */
 export interface ObjectWrite {
@@ -29,7 +30,8 @@ export function compressionOf(config: S3TableConfig, key: string): CompressionMe
 /**
  * Write the rows of `source` (a SELECT or VALUES of the engine) as new objects: through the
  * engine's s3() for every method it has, or, for bz2, into local files the engine writes (one per
- * partition) that Tributary compresses with bzip2 and uploads with the AWS SDK.
+ * partition) that Tributary compresses with bzip2 and uploads with the AWS SDK under the table's
+ * (and the INSERT's) s3_* upload limits (multipart above s3_max_single_part_upload_size).
  */
 export async function writeObjects(
   engine: Engine,
@@ -42,7 +44,7 @@ export async function writeObjects(
     return;
   }
   const dir = await mkdtemp(join(tmpdir(), 'tributary-bz2-'));
-  const client = new S3ObjectClient(w.config, w.creds);
+  const client = new S3ObjectClient(w.config, w.creds, uploadLimits(w.settings));
   try {
     // `p_<partition id>` per partition, or one `p_` without PARTITION BY.
     const local = join(dir, w.partitionBy !== undefined ? 'p_{_partition_id}' : 'p_');

@@ -2,14 +2,16 @@ import { err } from '../errors/tributary-error.ts';
 import type { RowsPlan } from '../queries/execution.ts';
 import type { ResultColumn } from '../queries/query-types.ts';
 import type { ExecutionProgress, OutputTag, PipelineStep, ResultSink } from '../streaming/result-sink.ts';
-import type { ViewWriter } from '../views/external-target.ts';
+import type { S3ViewWriter } from './s3-view-writer.ts';
 
 /**
  * `INSERT INTO <s3 table> SELECT ... FROM <stream>`: the streaming SELECT runs as a query of its
  * own (listed by /v1beta2/queries, ended by cancel) whose rows go to the writer of materialized
  * views INTO s3 tables (S3ViewWriter: buffered until s3_min_upload_file_size bytes or
  * s3_max_upload_idle_seconds, then one new object per batch). The client gets no rows. When the
- * query ends, the rows still buffered become a last object.
+ * query ends, the rows still buffered become a last object. Like any query (and like Proton's
+ * streaming INSERT), it ends with the server; rows a crash left in its spool are uploaded at the
+ * next start (uploadLeftoverInsertSpools).
  */
 export class S3StreamingInsert implements RowsPlan {
   readonly kind = 'rows';
@@ -21,8 +23,10 @@ export class S3StreamingInsert implements RowsPlan {
     private readonly select: RowsPlan,
     /** The INSERT's target columns, matched to the SELECT's result columns by position. */
     private readonly columns: readonly string[],
-    private readonly writer: ViewWriter,
+    private readonly writer: S3ViewWriter,
     table: string,
+    /** Records the header with the spool before any row is spooled (rows left by a crash are uploaded at start). */
+    private readonly remember: (header: readonly ResultColumn[]) => Promise<void> = async () => undefined,
   ) {
     this.analysis = { ...select.analysis, query_type: 'insert' };
     const width = select.header.length;
@@ -36,7 +40,9 @@ export class S3StreamingInsert implements RowsPlan {
 
   async run(_sink: ResultSink, signal: AbortSignal): Promise<void> {
     // The writer finds the table's columns by name: the SELECT's columns take the INSERT's names.
-    this.writer.setHeader(this.select.header.map((c, i) => ({ ...c, name: this.columns[i] as string })));
+    const header = this.select.header.map((c, i) => ({ ...c, name: this.columns[i] as string }));
+    await this.remember(header);
+    this.writer.setHeader(header);
     const writer = this.writer;
     const into: ResultSink = {
       rows: (rows: readonly string[], tag?: OutputTag) => writer.rows(rows, tag),
@@ -44,8 +50,8 @@ export class S3StreamingInsert implements RowsPlan {
     try {
       await this.select.run(into, signal);
     } finally {
-      // Canceled or failed: what is buffered is uploaded, then the buffer goes.
-      await writer.discard?.();
+      // Canceled or failed: what is buffered is uploaded, then the buffer goes (kept if that fails).
+      await writer.end();
     }
   }
 
@@ -59,6 +65,6 @@ export class S3StreamingInsert implements RowsPlan {
 
   async dispose(): Promise<void> {
     await this.select.dispose?.();
-    await this.writer.discard?.();
+    await this.writer.end();
   }
 }

@@ -94,15 +94,36 @@ export class S3ViewWriter implements ViewWriter {
   }
 
   async discard(): Promise<void> {
+    await this.flushAndRemove().catch(async (e) => {
+      this.o.logger?.warn(
+        { table: `${this.o.db}.${this.o.table}`, error: (e as Error).message },
+        'external table: the last buffered rows could not be uploaded; they are dropped',
+      );
+      await (await this.opened()).remove();
+    });
+  }
+
+  /**
+   * The end of a streaming INSERT: as flushAndRemove, but a failed upload keeps the spool on disk
+   * (uploaded at the next start, see uploadLeftoverInsertSpools) instead of dropping its rows.
+   */
+  async end(): Promise<void> {
+    await this.flushAndRemove().catch((e) =>
+      this.o.logger?.warn(
+        { table: `${this.o.db}.${this.o.table}`, spool: this.o.spoolDir, error: (e as Error).message },
+        'external table: the last buffered rows could not be uploaded; kept, uploaded at the next start',
+      ),
+    );
+  }
+
+  /**
+   * Stop, upload what the spool holds as one last object, then remove the spool. Throws when the
+   * upload fails, leaving the spool on disk (a later attempt uploads it).
+   */
+  async flushAndRemove(): Promise<void> {
     await this.close();
     const spool = await this.opened();
-    if (spool.state.length > 0 && this.header.length)
-      await this.upload(spool).catch((e) =>
-        this.o.logger?.warn(
-          { table: `${this.o.db}.${this.o.table}`, error: (e as Error).message },
-          'external table: the last buffered rows could not be uploaded; they are dropped',
-        ),
-      );
+    if (spool.state.length > 0 && this.header.length) await this.upload(spool);
     await spool.remove();
   }
 

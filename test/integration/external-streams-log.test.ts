@@ -310,3 +310,39 @@ test('DROP EXTERNAL STREAM stops following and removes its rows', async () => {
   const after = await h().call('GET', '/v1beta2/external_streams/drop_log');
   assert.equal(after.statusCode, 404);
 });
+
+test('the stream holding a log external stream rows is not listed or found among streams', async () => {
+  const dir = logDir('hidden');
+  writeFileSync(join(dir, 'h.log'), 'a\nb\n');
+  await ok(
+    "CREATE EXTERNAL STREAM hidden_log (raw string) SETTINGS type='log', log_dir='hidden', log_files='h\\\\.log', poll_interval_ms=20",
+  );
+  await ok('CREATE STREAM plain_s (raw string)');
+  // Its data path is the same: table() and streaming reads see the lines.
+  await eventually('SELECT count() FROM table(hidden_log)', [[2]], 'the lines are read');
+
+  const listed = h().call('GET', '/v1beta2/streams');
+  const names = ((await listed).json() as { name: string }[]).map((x) => x.name);
+  assert.ok(names.includes('plain_s'), names.join(','));
+  assert.ok(!names.includes('hidden_log'), names.join(','));
+  const expanded = (await h().call('GET', '/v1beta2/streams?expand=true')).json() as { name: string }[];
+  assert.ok(!expanded.some((x) => x.name === 'hidden_log'));
+  for (const [method, path, body] of [
+    ['GET', '/v1beta2/streams/hidden_log', undefined],
+    ['GET', '/v1beta2/streams/hidden_log/stats', undefined],
+    ['PATCH', '/v1beta2/streams/hidden_log', { description: 'x' }],
+  ] as const) {
+    const r = await h().call(method, path, body ? { body } : {});
+    assertError(r, 404, 60);
+  }
+  // It is an external stream.
+  const ext = await h().call('GET', '/v1beta2/external_streams/hidden_log');
+  assert.equal(ext.statusCode, 200, ext.body);
+  assert.equal((ext.json() as { name: string }).name, 'hidden_log');
+  const all = (await h().call('GET', '/v1beta2/external_streams')).json() as { name: string }[];
+  assert.ok(all.some((x) => x.name === 'hidden_log'));
+  // DELETE /streams/<name> still drops the external stream with its rows (as before).
+  const del = await h().call('DELETE', '/v1beta2/streams/hidden_log');
+  assert.equal(del.statusCode, 204);
+  assert.equal((await h().call('GET', '/v1beta2/external_streams/hidden_log')).statusCode, 404);
+});

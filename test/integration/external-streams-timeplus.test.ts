@@ -5,7 +5,7 @@
  * restart of the reading server neither loses nor repeats rows, bad settings are named.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -50,6 +50,14 @@ class RemoteServer {
   async ingest(stream: string, columns: string[], data: unknown[][]): Promise<void> {
     const r = await this.post(`/v1beta2/streams/${stream}/ingest`, { columns, data });
     assert.equal(r.status, 200, r.text);
+  }
+
+  async get(path: string): Promise<unknown> {
+    const r = await fetch(`${this.base}${path}`, {
+      headers: { authorization: `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64')}` },
+    });
+    assert.equal(r.status, 200);
+    return r.json();
   }
 
   async close(): Promise<void> {
@@ -257,8 +265,26 @@ test('a restart of the reading server neither loses nor repeats rows', async () 
   await remote.ingest('src2', ['n'], [[3], [4]]);
   local = await StreamingApi.attach(await local.h.restart());
   await eventually(local, 'SELECT count(), sum(n) FROM table(r2)', [[4, 10]], 'after the restart');
+  // The reader resumed after the last remote sequence number it committed (1), not from the start.
+  const running = await remote.get('/v1beta2/queries');
+  const readers = (running as { sql: string; status: string }[]).filter(
+    (q) => q.status === 'running' && q.sql.includes('`src2`'),
+  );
+  assert.equal(readers.length, 1, JSON.stringify(running));
+  assert.match(readers[0]?.sql ?? '', /WHERE _tp_sn > 1$/);
   await remote.ingest('src2', ['n'], [[5]]);
   await eventually(local, 'SELECT count(), sum(n) FROM table(r2)', [[5, 15]], 'and following again');
+
+  // A state file of an older version (a count of rows): read once from the earliest, skipping
+  // that many, then by sequence number again.
+  await local.h.stop();
+  const state = join(local.h.dataDir, 'external-streams', 'default.r2.offsets.json');
+  assert.deepEqual(JSON.parse(await readFile(state, 'utf8')), { sn: 4 });
+  await writeFile(state, JSON.stringify({ rows: 5 }));
+  await remote.ingest('src2', ['n'], [[6]]);
+  local = await StreamingApi.attach(await local.h.restart());
+  await eventually(local, 'SELECT count(), sum(n) FROM table(r2)', [[6, 21]], 'after an older state file');
+  assert.deepEqual(JSON.parse(await readFile(state, 'utf8')), { sn: 5 });
 });
 
 test('bad settings of a timeplus external stream are named', async () => {

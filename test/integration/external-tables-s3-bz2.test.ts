@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Harness, startHarness } from '../helpers/harness.ts';
+import { startS3RequestLog } from '../helpers/s3-request-log.ts';
 import { type LocalS3, S3_KEY, S3_SECRET, startLocalS3 } from '../helpers/s3-server.ts';
 import { StreamingApi } from '../helpers/streaming-client.ts';
 
@@ -49,7 +50,8 @@ const keys = () =>
   `endpoint='${s3.endpoint}/${s3.bucket}', access_key_id='${S3_KEY}', secret_access_key='${S3_SECRET}'`;
 
 /** bzip2 run by the test itself, independently of Tributary. */
-const bunzip = (bytes: Buffer) => execFileSync('/usr/bin/bzip2', ['-d', '-c'], { input: bytes }).toString();
+const bunzip = (bytes: Buffer) =>
+  execFileSync('/usr/bin/bzip2', ['-d', '-c'], { input: bytes, maxBuffer: 1 << 28 }).toString();
 const bzip = (text: string) => execFileSync('/usr/bin/bzip2', ['-z', '-c'], { input: text });
 
 test('INSERT writes bz2 objects (inferred from .bz2, and given explicitly) that SELECT reads back', async () => {
@@ -204,4 +206,53 @@ test('a streaming query joining a stream with a bz2 table reads the objects as o
   );
   assert.deepEqual(await q.waitForRows(1), [[2, 'two']]);
   await q.cancel();
+});
+
+test('a large bz2 object goes up in parts under the s3_* upload limits; a small one in one PUT', async () => {
+  const log = await startS3RequestLog(s3.endpoint);
+  try {
+    const through = `endpoint='${log.endpoint}/${s3.bucket}', access_key_id='${S3_KEY}', secret_access_key='${S3_SECRET}'`;
+    // Hex digests compress to about half: a few MiB of bz2, above a 1 MiB single-part limit.
+    await exec(
+      `CREATE EXTERNAL TABLE bbig (n int64, h string) SETTINGS type='s3', ${through}, write_to='bbig/d.csv.bz2', s3_max_single_part_upload_size=1048576, s3_min_upload_part_size=524288, s3_upload_part_size_multiply_factor=2, s3_upload_part_size_multiply_parts_count_threshold=2`,
+    );
+    await exec(
+      'INSERT INTO bbig SETTINGS s3_check_objects_after_upload = 1 SELECT number, hex(SHA256(toString(number))) FROM numbers(60000)',
+    );
+    const [key] = await s3.keys('bbig/');
+    assert.ok(key);
+    const bytes = await s3.get(key);
+    assert.ok(bytes.length > 2 * 1048576, `a large object: ${bytes.length} bytes`);
+    const mine = log.requests.filter((r) => r.includes(key));
+    assert.equal(mine.filter((r) => r === `POST ${s3.bucket}/${key} uploads`).length, 1, mine.join('\n'));
+    const parts = mine.filter((r) => r.includes('partNumber='));
+    assert.ok(parts.length >= 3, mine.join('\n'));
+    // Parts of 512 KiB, doubled every two parts; the last one holds the rest.
+    const sizes = parts.map((r) => Number(r.split(' ').at(-1)));
+    assert.deepEqual(sizes.slice(0, 3), [524288, 524288, 1048576]);
+    assert.equal(
+      sizes.reduce((a, b) => a + b, 0),
+      bytes.length,
+    );
+    assert.ok(mine.includes(`POST ${s3.bucket}/${key} uploadId`), 'the upload is completed');
+    assert.ok(!mine.some((r) => /^PUT \S+ \d+$/.test(r)), 'no single-part PUT of it');
+    assert.ok(mine.includes(`HEAD ${s3.bucket}/${key}`), 'checked after the upload');
+    const lines = bunzip(bytes).split('\n').filter(Boolean);
+    assert.equal(lines.length, 60000);
+    assert.deepEqual(await rows('SELECT count(), sum(n), count(DISTINCT h) FROM bbig'), [
+      [60000, 1799970000, 60000],
+    ]);
+
+    // Under the engine's defaults (32 MiB single-part limit) the same object is one PUT.
+    await exec(
+      `CREATE EXTERNAL TABLE bsmall (n int64) SETTINGS type='s3', ${through}, write_to='bsmall/d.csv.bz2'`,
+    );
+    await exec('INSERT INTO bsmall SELECT number FROM numbers(1000)');
+    const [small] = await s3.keys('bsmall/');
+    const smallRequests = log.requests.filter((r) => r.includes(small as string));
+    assert.equal(smallRequests.length, 1, smallRequests.join('\n'));
+    assert.match(smallRequests[0] as string, /^PUT \S+ \d+$/);
+  } finally {
+    await log.close();
+  }
 });

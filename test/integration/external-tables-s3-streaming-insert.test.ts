@@ -5,9 +5,13 @@
  * AWS SDK client.
  */
 import assert from 'node:assert/strict';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startS3RequestLog } from '../helpers/s3-request-log.ts';
 import { type LocalS3, S3_KEY, S3_SECRET, startLocalS3 } from '../helpers/s3-server.ts';
+import { freePort } from '../helpers/serve-process.ts';
 import { StreamingApi } from '../helpers/streaming-client.ts';
 
 let api: StreamingApi;
@@ -127,4 +131,40 @@ test('a server stop ends the streaming INSERT and uploads what it buffered', asy
   assert.deepEqual(await s3.keys('si4/'), []);
   api = await StreamingApi.attach(await api.h.restart());
   assert.deepEqual(await objectRows('si4/'), ['s:7']);
+});
+
+test('when the last upload fails, the buffered rows stay on disk and the next start uploads them', async () => {
+  const port = await freePort();
+  let proxy = await startS3RequestLog(s3.endpoint, port);
+  await api.exec('CREATE STREAM src5 (k string, n int32)');
+  await api.exec(
+    `CREATE EXTERNAL TABLE sink5 (k string, n int32) SETTINGS type='s3', endpoint='${proxy.endpoint}/${s3.bucket}', access_key_id='${S3_KEY}', secret_access_key='${S3_SECRET}', write_to='si5/part.json', s3_max_upload_idle_seconds=3600`,
+  );
+  const q = await api.start('INSERT INTO sink5 SELECT k, n FROM src5');
+  await api.ingest(
+    'src5',
+    ['k', 'n'],
+    [
+      ['p', 1],
+      ['q', 2],
+    ],
+  );
+  await q.waitForScanned(2);
+  await proxy.close(); // the store is unreachable when the INSERT ends
+  await q.cancel();
+  assert.deepEqual(await s3.keys('si5/'), []);
+  const root = join(api.h.dataDir, 'external_writes');
+  const kept = (await readdir(root)).filter((d) => d.startsWith('insert-'));
+  assert.equal(kept.length, 1, 'the spool is kept');
+  proxy = await startS3RequestLog(s3.endpoint, port);
+  try {
+    api = await StreamingApi.attach(await api.h.restart());
+    assert.deepEqual(await waitForRows('si5/', 2), ['p:1', 'q:2']);
+    for (let i = 0; (await readdir(root)).some((d) => d.startsWith('insert-')); i++) {
+      assert.ok(i < 600, 'the spool is removed after its upload');
+      await sleep(100);
+    }
+  } finally {
+    await proxy.close();
+  }
 });

@@ -164,6 +164,13 @@ export function streamResource(
 /** Streams: list, create, get, patch, delete, stats, ingest; and the database list. */
 export function streamRoutes(app: FastifyInstance, s: Services): void {
   const dbOf = (q: unknown) => (q as { db?: string }).db ?? 'default';
+  // The stream a log or timeplus external stream keeps its rows in is the external stream's, not a
+  // stream of its own: /external_streams shows it; here it is not listed and not found by name.
+  const backsExternal = (db: string, name: string) => s.externals?.get(db, name) !== undefined;
+  const visible = (db: string, name: string) => {
+    if (backsExternal(db, name))
+      throw err('UNKNOWN_STREAM', { name: db === 'default' ? name : `${db}.${name}` });
+  };
 
   app.get('/v1beta2/databases', { config: READ }, async () =>
     (await s.streams.databases()).map((d) => ({ name: d.name })),
@@ -171,7 +178,7 @@ export function streamRoutes(app: FastifyInstance, s: Services): void {
 
   app.get('/v1beta2/streams', { schema: listStreams, config: READ }, async (request) => {
     const q = request.query as { db?: string; expand?: string };
-    const records = s.streams.list(q.db);
+    const records = s.streams.list(q.db).filter((r) => !backsExternal(r.value.db, r.value.name));
     if (q.expand !== 'true' && q.expand !== '1') return records.map((r) => streamResource(r));
     return Promise.all(
       records.map(async (r) => streamResource(r, await s.streams.sizes(r.value.db, r.value.name))),
@@ -187,6 +194,7 @@ export function streamRoutes(app: FastifyInstance, s: Services): void {
   app.get('/v1beta2/streams/:name', { schema: byName, config: READ }, async (request) => {
     const { name } = request.params as { name: string };
     const db = dbOf(request.query);
+    visible(db, name);
     const record = s.streams.require(db, name);
     return streamResource(record, await s.streams.sizes(db, name));
   });
@@ -199,6 +207,7 @@ export function streamRoutes(app: FastifyInstance, s: Services): void {
       logstore_retention_bytes?: number;
       logstore_retention_ms?: number;
     };
+    visible(dbOf(request.query), name);
     const record = await s.streams.update(
       dbOf(request.query),
       name,
@@ -234,6 +243,7 @@ export function streamRoutes(app: FastifyInstance, s: Services): void {
 
   app.get('/v1beta2/streams/:name/stats', { schema: byName, config: READ }, async (request) => {
     const { name } = request.params as { name: string };
+    visible(dbOf(request.query), name);
     const st = await s.streams.statistics(dbOf(request.query), name);
     return {
       ...(st.earliestEvent ? { earliest_event: st.earliestEvent } : {}),

@@ -18,15 +18,24 @@ export interface TimeplusFollowerOptions {
 /** Waits before reconnecting after a failure: doubles from 500 ms to 30 s. */
 const RETRY = { baseMs: 500, maxMs: 30_000 };
 
+/** What the state file keeps: the remote `_tp_sn` of the last row committed (`rows`: an older file's count). */
+interface FollowerState {
+  sn?: number;
+  rows?: number;
+}
+
 /**
- * Follows a stream of another server: a streaming query over its SSE channel from the earliest
- * row, each batch committed into the local stream with the batch's row positions as idempotency
- * id. How many rows were committed is kept; after a restart or a broken connection the query runs
- * again from the earliest row and skips that many (so rows the remote's retention dropped shift
- * the count: see docs).
+ * Follows a stream of another server: a streaming query over its SSE channel, each batch committed
+ * into the local stream with the batch's remote sequence numbers as idempotency id. The remote
+ * `_tp_sn` of the last row committed is kept; after a restart or a broken connection the query
+ * starts again after it (`WHERE _tp_sn > n`, a rewind predicate both Proton and Tributary seek
+ * with), and from the earliest row only the first time. (A state file of an older version holds
+ * a count of rows instead: that once reads from the earliest row and skips as many.)
  */
 export class TimeplusFollower implements Follower {
-  private committed = 0;
+  private lastSn: number | undefined;
+  /** Rows to skip from the earliest (an older state file's count), until a sequence number is known. */
+  private skip = 0;
   private readonly stopper = new AbortController();
   private loop: Promise<void> | undefined;
 
@@ -35,9 +44,11 @@ export class TimeplusFollower implements Follower {
   async start(): Promise<void> {
     if (this.o.stateFile) {
       try {
-        this.committed = (JSON.parse(await readFile(this.o.stateFile, 'utf8')) as { rows: number }).rows;
+        const state = JSON.parse(await readFile(this.o.stateFile, 'utf8')) as FollowerState;
+        if (typeof state.sn === 'number') this.lastSn = state.sn;
+        else if (typeof state.rows === 'number') this.skip = state.rows;
       } catch {
-        this.committed = 0;
+        this.lastSn = undefined;
       }
     }
     this.loop = this.run();
@@ -53,24 +64,42 @@ export class TimeplusFollower implements Follower {
     if (this.o.stateFile) await rm(this.o.stateFile, { force: true });
   }
 
+  /** The remote query: after the last sequence number committed, else from the earliest row. */
+  query(): string {
+    const cols = [...this.o.columns.map(quoteRemote), '_tp_time', '_tp_sn'].join(', ');
+    const from = `SELECT ${cols} FROM ${remoteName(this.o.remote)}`;
+    return this.lastSn !== undefined
+      ? `${from} WHERE _tp_sn > ${this.lastSn}`
+      : `${from} SETTINGS seek_to='earliest'`;
+  }
+
   private async run(): Promise<void> {
     const signal = this.stopper.signal;
-    const cols = [...this.o.columns.map(quoteRemote), '_tp_time'].join(', ');
-    const sql = `SELECT ${cols} FROM ${remoteName(this.o.remote)} SETTINGS seek_to='earliest'`;
     let failures = 0;
     let lastError = '';
     while (!signal.aborted) {
       let seen = 0;
       try {
-        await remoteQuery(this.o.remote, sql, signal, async ({ columns, rows }) => {
+        await remoteQuery(this.o.remote, this.query(), signal, async ({ columns, rows }) => {
+          const snAt = columns.indexOf('_tp_sn');
+          if (snAt < 0) throw new Error('the remote answered no _tp_sn column');
           const from = seen;
           seen += rows.length;
-          const fresh = rows.slice(Math.max(0, this.committed - from));
+          let fresh = rows;
+          if (this.lastSn === undefined && this.skip > 0) fresh = rows.slice(Math.max(0, this.skip - from));
+          else if (this.lastSn !== undefined) {
+            const last = this.lastSn;
+            fresh = rows.filter((row) => Number(row[snAt]) > last);
+          }
           if (!fresh.length) return true;
-          const start = seen - fresh.length;
-          const objects = fresh.map((row) => Object.fromEntries(columns.map((c, i) => [c, row[i]])));
-          await this.o.commit(objects, `timeplus:${start}:${seen}`);
-          this.committed = seen;
+          const first = Number((fresh[0] as unknown[])[snAt]);
+          const end = Number((fresh[fresh.length - 1] as unknown[])[snAt]);
+          const objects = fresh.map((row) =>
+            Object.fromEntries(columns.flatMap((c, i) => (i === snAt ? [] : [[c, row[i]]]))),
+          );
+          await this.o.commit(objects, `timeplus:sn:${first}:${end}`);
+          this.lastSn = end;
+          this.skip = 0;
           await this.save();
           failures = 0;
           return true;
@@ -92,10 +121,10 @@ export class TimeplusFollower implements Follower {
   }
 
   private async save(): Promise<void> {
-    if (!this.o.stateFile) return;
+    if (!this.o.stateFile || this.lastSn === undefined) return;
     const tmp = `${this.o.stateFile}.tmp`;
     await mkdir(dirname(this.o.stateFile), { recursive: true });
-    await writeFile(tmp, JSON.stringify({ rows: this.committed }));
+    await writeFile(tmp, JSON.stringify({ sn: this.lastSn } satisfies FollowerState));
     await rename(tmp, this.o.stateFile);
   }
 }
