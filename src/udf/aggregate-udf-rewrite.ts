@@ -10,6 +10,7 @@ import { translateType } from '../sql/translator/translate.ts';
 import { toProtonType } from '../sql/types/proton-types.ts';
 import { P } from '../streaming/sql-template.ts';
 import type { SelectSource } from './select-source-columns.ts';
+import { UDA_DELTAS } from './uda-deltas.ts';
 import type { UdfDefinition } from './udf-definition.ts';
 import { engineFunctionName } from './udf-engine-files.ts';
 
@@ -143,7 +144,11 @@ export function rewriteAggregateUdfs(
       return { ...g, ...(c.filter ? { filter: c.filter } : {}), ...(c.over ? { over: c.over } : {}) };
     };
     const args = c.args.map(collected);
-    if (!def.customized_emit) return { ...call(engineFunctionName(def), ...args), span: c.span };
+    // The deltas of a changelog input (`process(values..., deltas)`): `__trb_uda_deltas()` is an
+    // empty array, which a retracting aggregation replaces by the deltas of the group's rows
+    // (aggregate-split.ts), so the function learns whether its input is a changelog as Proton's does.
+    if (!def.customized_emit)
+      return { ...call(engineFunctionName(def), ...args, call(UDA_DELTAS)), span: c.span };
     // An aggregate with its own emit (docs/sql-reference.md): each value carries the batch that
     // folded it and its sequence number; the function replays the older batches, processes the
     // step's batch and answers the results process() asked to emit, one row each (array_join).

@@ -35,6 +35,9 @@ const EMIT_TAGS = [
 ];
 const EMIT_BATCH = { name: '__trb_batch', proton: 'uint64', engine: 'UInt64' };
 
+/** The deltas after a plain aggregate's values (uda-deltas.ts); process() gets them when not empty. */
+const DELTAS = { name: '__trb_deltas', proton: 'array(int8)', engine: 'Array(Int8)' };
+
 /** Processes per function the engine keeps for concurrent queries. */
 const POOL_SIZE = 2;
 const RUNNER = fileURLToPath(new URL('./udf-process.mjs', import.meta.url));
@@ -54,7 +57,9 @@ function processSpec(def: UdfDefinition): Record<string, unknown> {
       ...(def.customized_emit ? EMIT_TAGS.map((t) => ({ name: t.name, type: t.proton })) : []),
       ...def.arguments.map((a) => ({ name: a.name, type: aggregate ? `array(${a.type})` : a.type })),
       ...(def.customized_emit ? [{ name: EMIT_BATCH.name, type: EMIT_BATCH.proton }] : []),
+      ...(aggregate && !def.customized_emit ? [{ name: DELTAS.name, type: DELTAS.proton }] : []),
     ],
+    ...(aggregate && !def.customized_emit ? { deltas: true } : {}),
     ...(def.customized_emit ? { customizedEmit: true } : {}),
     timeoutMs: def.execution_timeout,
     ...(def.source !== undefined ? { source: def.source } : {}),
@@ -77,6 +82,7 @@ function functionXml(def: UdfDefinition, script: string): string {
       return argument(aggregate ? `Array(${t})` : t, a.name);
     }),
     ...(emitting ? [argument(EMIT_BATCH.engine, EMIT_BATCH.name)] : []),
+    ...(aggregate && !emitting ? [argument(DELTAS.engine, DELTAS.name)] : []),
   ].join('');
   const returnType = translateType(def.return_type);
   return [

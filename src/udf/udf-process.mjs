@@ -8,8 +8,9 @@
 // - javascript scalar: the body is evaluated once in a node:vm context; the function named like
 //   the UDF gets one array per argument and returns an array of results (Proton's contract);
 // - javascript aggregate: each row holds one group's argument arrays (the query's group_array
-//   of each argument); a fresh object from the body runs initialize, process(columns...),
-//   finalize and its result is the group's value;
+//   of each argument) and the deltas of its rows (empty unless the input is a changelog); a fresh
+//   object from the body runs initialize, process(columns..., [deltas]), finalize and its result
+//   is the group's value;
 // - javascript aggregate with its own emit (has_customized_emit): each row also holds the batch
 //   and sequence number of each value and the batch being emitted; the older batches are replayed
 //   (process, then finalize to drain what it emitted), the current batch processed, and the group
@@ -152,7 +153,10 @@ function makeJavaScript() {
           const o = __trb_make();
           try { if (typeof o.initialize === 'function') o.initialize(); }
           catch (e) { return { error: 'throw', detail: 'initialize(): ' + String(e && e.message !== undefined ? e.message : e) }; }
-          try { o.process.apply(o, groups[g]); }
+          // the deltas (last) follow the values only over a changelog input, as in Proton
+          const row = groups[g], deltas = row[row.length - 1];
+          const args = deltas.length > 0 ? row : row.slice(0, row.length - 1);
+          try { o.process.apply(o, args); }
           catch (e) { return { error: 'process', detail: String(e && e.message !== undefined ? e.message : e) }; }
           let r;
           try { r = o.finalize(); }

@@ -45,6 +45,8 @@ export const PROTON_RENAMES: Readonly<Record<string, string>> = {
   to_date16: 'toDate',
   // Tributary's own: the values a JavaScript aggregate folds (src/udf/aggregate-udf-rewrite.ts)
   __trb_uda_values: 'groupArray',
+  // ... and the deltas of those values: none outside a retracting aggregation (aggregate-split.ts)
+  __trb_uda_deltas: 'emptyArrayInt8',
   // casts
   _cast: '_CAST',
   __cast: '_CAST',
