@@ -2,6 +2,7 @@
 // in a tumble window, each beside the same logic written as built-in SQL, in the same run and the
 // same server (in-process Tributary, over its HTTP API).
 //   npm run bench -- udf [--rows 1000000] [--rounds 3] [--windows 20] [--window-rows 20000]
+//     [--group-rows 10000,100000,1000000]
 //
 // - scalar: a historical `SELECT sum(f(x)) FROM numbers(rows)`, f = `x + 5` in JavaScript
 //   (add_five: the function gets a batch's column and returns the array) vs `x + 5` in SQL;
@@ -9,6 +10,10 @@
 //   window_start` vs `array_reverse_sort(group_uniq_array(v))[2]`; `windows` batches of
 //   `window-rows` rows, one 1-second window each, ingested one after the other; a last row closes
 //   the last window. Rate = rows ingested / time from the first ingest to the last window emitted.
+// - group growth: what one emit of a JavaScript aggregate costs for a group of n rows (a historical
+//   `SELECT second_largest(v) FROM numbers(n)`, the call an emit makes over a group's kept values)
+//   beside the SQL form, and the bytes of the state the engine keeps for that group, for each n of
+//   `--group-rows` (default 10000,100000,1000000).
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -171,6 +176,7 @@ export default async function main(args: string[]): Promise<void> {
   const rounds = Number(option(args, 'rounds', '3'));
   const windows = Number(option(args, 'windows', '20'));
   const windowRows = Number(option(args, 'window-rows', '20000'));
+  const groupRows = option(args, 'group-rows', '10000,100000,1000000').split(',').map(Number);
   const dataDir = await mkdtemp(join(tmpdir(), 'tributary-bench-udf-'));
   const trb = await Tributary.open(
     { ...DEFAULTS, dataDir, port: 0, host: '127.0.0.1', adminPassword: PASSWORD, logLevel: 'silent' },
@@ -216,6 +222,28 @@ export default async function main(args: string[]): Promise<void> {
     console.log(
       `| tumble 1s, built-in SQL \`array_reverse_sort(group_uniq_array(v))[2]\` | ${sqlAgg.ms.toFixed(0)} ms | ${rate(total, sqlAgg.ms)} |`,
     );
+
+    // What an emit pays per group as the group grows (global aggregations keep every row).
+    console.log('');
+    console.log('| group rows | JavaScript aggregate emit | built-in SQL | state bytes kept |');
+    console.log('|---:|---:|---:|---:|');
+    for (const n of groupRows) {
+      const from = `(SELECT to_float64(number) AS v FROM numbers(${n}))`;
+      const jsEmit = await timeQuery(c, `SELECT bench_second_largest(v) FROM ${from}`, rounds);
+      const sqlEmit = await timeQuery(
+        c,
+        `SELECT array_reverse_sort(group_uniq_array(v))[2] FROM ${from}`,
+        rounds,
+      );
+      if (JSON.stringify(jsEmit.result) !== JSON.stringify(sqlEmit.result))
+        throw new Error(
+          `group results differ: ${JSON.stringify(jsEmit.result)} vs ${JSON.stringify(sqlEmit.result)}`,
+        );
+      const [[bytes]] = (await c.rows(`SELECT byte_size(group_array(v)) FROM ${from}`)) as [[number]];
+      console.log(
+        `| ${n.toLocaleString('en-US')} | ${jsEmit.ms.toFixed(0)} ms | ${sqlEmit.ms.toFixed(0)} ms | ${Number(bytes).toLocaleString('en-US')} |`,
+      );
+    }
   } finally {
     await trb.close();
     await rm(dataDir, { recursive: true, force: true });

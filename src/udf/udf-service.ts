@@ -4,6 +4,7 @@ import { SerialQueue } from '../catalog/serial-queue.ts';
 import type { Engine } from '../engine/engine.ts';
 import { err } from '../errors/tributary-error.ts';
 import { dropEngineSqlFunction, dropStaleSqlFunctions, engineCreateSql } from './sql-function.ts';
+import { keepsSerializedState, UDA_FOLD_PREFIX } from './uda-state.ts';
 import { type UdfDefinition, type UdfInput, udfDefinition } from './udf-definition.ts';
 import {
   engineFunctionName,
@@ -121,6 +122,10 @@ export class UdfService {
       throw err('NOT_IMPLEMENTED', {
         detail: `JavaScript aggregate ${name} is not supported here (only in the SELECT of a query, a view or a materialized view)`,
       });
+    if (name.startsWith(UDA_FOLD_PREFIX)) {
+      const agg = this.definition(name.slice(UDA_FOLD_PREFIX.length));
+      if (agg && keepsSerializedState(agg)) return { clickhouse: name, aggregate: false };
+    }
     if (name.startsWith('__trb_uda_')) {
       const agg = this.definition(name.slice('__trb_uda_'.length));
       if (agg?.is_aggregation) return { clickhouse: engineFunctionName(agg), aggregate: false };

@@ -5,14 +5,19 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { Harness } from '../helpers/harness.ts';
+import { eventually, SqlCalls } from '../helpers/sql-calls.ts';
 import { assertSameRows, StreamingApi } from '../helpers/streaming-client.ts';
 
 let api: StreamingApi;
+let h: Harness;
+const q = new SqlCalls(() => h);
 before(async () => {
   api = await StreamingApi.open();
+  h = api.h;
 });
 after(async () => {
-  await api.close();
+  await h.close();
 });
 
 /** Answers what process() was given: how many calls had deltas, their sum, and the values' count. */
@@ -63,4 +68,101 @@ test('process() gets the deltas after the values over a changelog input, and no 
   // a historical query: no deltas either
   const h = await api.historical(`SELECT delta_probe(v) FROM table(${append})`);
   assert.deepEqual(h.rows, [['args=1 n=1 deltas=0']]);
+});
+
+/**
+ * Counts and sums its values; `seen` (not serialized) is how many values the last process() got,
+ * `restored` whether the object was deserialized from a kept state.
+ */
+const FOLD_PROBE = `CREATE AGGREGATE FUNCTION fold_probe(value int32) RETURNS string LANGUAGE JAVASCRIPT AS $$
+{
+  initialize: function () { this.count = 0; this.sum = 0; this.seen = 0; this.restored = false; },
+  process: function (values) {
+    this.seen = values.length;
+    for (let i = 0; i < values.length; i++) { this.count++; this.sum += values[i]; }
+  },
+  finalize: function () { return this.count + ' ' + this.sum + ' seen=' + this.seen + (this.restored ? ' restored' : ''); },
+  serialize: function () { return JSON.stringify({ count: this.count, sum: this.sum }); },
+  deserialize: function (s) { const o = JSON.parse(s); this.count = o.count; this.sum = o.sum; this.restored = true; }
+}
+$$`;
+
+test('an aggregate defining serialize/deserialize keeps a serialized state: compaction folds the kept values into it', async () => {
+  await api.exec(FOLD_PROBE);
+  const s = await api.createStream('udf_fold', '(g int8, v int32)');
+  const q = await api.start(`SELECT g, fold_probe(v) FROM ${s} GROUP BY g EMIT ON UPDATE`);
+  // 70 steps of one row each: the state table is compacted after the 64th step
+  for (let i = 1; i <= 70; i++) {
+    await api.ingest(s, ['g', 'v'], [[1, i]]);
+    await q.waitForRows(i);
+  }
+  await q.cancel();
+  const last = q.rows.map((r) => r[1] as string);
+  // before any compaction process() gets every value of the group
+  assert.equal(last[62], '63 2016 seen=63');
+  // at the 64th step the values are folded into the state: the emit restores it, processes nothing
+  assert.equal(last[63], '64 2080 seen=0 restored');
+  // afterwards only the values since then are processed, over the restored state
+  assert.equal(last[69], '70 2485 seen=6 restored');
+
+  // the same function in a historical query and a tumble window (no compaction: every value)
+  const h = await api.historical(`SELECT fold_probe(v) FROM table(${s})`);
+  assert.deepEqual(h.rows, [['70 2485 seen=70']]);
+});
+
+test('a materialized view restarts from a checkpoint holding the serialized state', async () => {
+  await q.ok('CREATE STREAM udf_fold_mv_src (g int8, v int32)');
+  await q.ok(
+    'CREATE MATERIALIZED VIEW udf_fold_mv AS SELECT g, fold_probe(v) AS r FROM udf_fold_mv_src GROUP BY g EMIT ON UPDATE',
+  );
+  const rows = async () => Number((await q.rows('SELECT count() FROM table(udf_fold_mv)'))[0]?.[0]);
+  await eventually('the view runs', async () => {
+    const mvs = h.trb.services.mvs;
+    return mvs.state(mvs.require('default', 'udf_fold_mv')).status === 'ExecutingPipeline';
+  });
+  for (let i = 1; i <= 66; i++) {
+    await q.ingest('udf_fold_mv_src', ['g', 'v'], [[1, i]]);
+    await eventually(`view row ${i}`, async () => (await rows()) >= i);
+  }
+  h = await h.restart();
+  await q.ingest('udf_fold_mv_src', ['g', 'v'], [[1, 67]]);
+  const latest = async () =>
+    String((await q.rows("SELECT r FROM table(udf_fold_mv) WHERE r LIKE '67 %'"))[0]?.[0] ?? '');
+  await eventually('the row after the restart', async () => (await latest()) !== '');
+  // 67 values, their sum, continued from the state restored after the restart; only the values
+  // since the compaction at the 64th step are processed again
+  assert.match(await latest(), /^67 2278 seen=3 restored$/);
+});
+
+test('several partial states of a group are combined with merge(), which is then required', async () => {
+  await q.ok(`CREATE AGGREGATE FUNCTION merge_probe(value int32) RETURNS string LANGUAGE JAVASCRIPT AS $$
+  {
+    initialize: function () { this.count = 0; this.sum = 0; },
+    process: function (values) { for (let i = 0; i < values.length; i++) { this.count++; this.sum += values[i]; } },
+    finalize: function () { return this.count + ' ' + this.sum; },
+    serialize: function () { return JSON.stringify({ count: this.count, sum: this.sum }); },
+    deserialize: function (s) { const o = JSON.parse(s); this.count = o.count; this.sum = o.sum; },
+    merge: function (s) { const o = JSON.parse(s); this.count += o.count; this.sum += o.sum; }
+  } $$`);
+  // the engine function an emit calls, given two partial states and newer values directly
+  const states = `['{"count":1,"sum":5}', '{"count":2,"sum":7}']`;
+  const merged = await q.rows(
+    `SELECT __trb_uda_merge_probe([to_int32(1), 2], empty_array_int8(), ${states})`,
+  );
+  assert.deepEqual(merged, [['5 15']]);
+  const folded = await q.rows(
+    `SELECT __trb_udafold_merge_probe([to_int32(1)], empty_array_int8(), ${states})`,
+  );
+  assert.deepEqual(folded, [['{"count":4,"sum":13}']]);
+  // without merge() two states cannot be combined: the query fails with the reason
+  await q.ok(`CREATE AGGREGATE FUNCTION nomerge_probe(value int32) RETURNS int32 LANGUAGE JAVASCRIPT AS $$
+  { initialize: function () { this.n = 0; }, process: function (v) { this.n += v.length; },
+    finalize: function () { return this.n; }, serialize: function () { return String(this.n); },
+    deserialize: function (s) { this.n = Number(s); } } $$`);
+  const failed = await q.run(`SELECT __trb_uda_nomerge_probe([to_int32(1)], empty_array_int8(), ${states})`);
+  assert.match(failed.body, /"status":"failed"/);
+  assert.match(
+    failed.body,
+    /"code":2533,"message":"JavaScript function nomerge_probe failed: merge\(\) is needed to combine 2 partial states/,
+  );
 });
