@@ -42,6 +42,17 @@ const SECOND_LARGEST = `CREATE AGGREGATE FUNCTION bench_second_largest(v float64
 }
 $$`;
 
+/** The same aggregate keeping its state serialized (serialize/deserialize: src/udf/uda-state.ts). */
+const SECOND_LARGEST_SERIALIZED = SECOND_LARGEST.replace(
+  'bench_second_largest',
+  'bench_second_largest_s',
+).replace(
+  '  finalize: function () { return this.sec; }',
+  `  finalize: function () { return this.sec; },
+  serialize: function () { return JSON.stringify([this.max, this.sec]); },
+  deserialize: function (s) { const a = JSON.parse(s); this.max = a[0]; this.sec = a[1]; }`,
+);
+
 class Client {
   constructor(private readonly base: string) {}
 
@@ -186,6 +197,7 @@ export default async function main(args: string[]): Promise<void> {
     const c = new Client(`${await trb.listen()}/default/api`);
     await c.exec(ADD_FIVE);
     await c.exec(SECOND_LARGEST);
+    await c.exec(SECOND_LARGEST_SERIALIZED);
     const rate = (n: number, ms: number) => Math.round((n / ms) * 1000).toLocaleString('en-US');
 
     const js = await timeQuery(
@@ -225,8 +237,10 @@ export default async function main(args: string[]): Promise<void> {
 
     // What an emit pays per group as the group grows (global aggregations keep every row).
     console.log('');
-    console.log('| group rows | JavaScript aggregate emit | built-in SQL | state bytes kept |');
-    console.log('|---:|---:|---:|---:|');
+    console.log(
+      '| group rows | JavaScript aggregate emit over the kept values | the same from a serialized state | built-in SQL | values kept (bytes) | serialized state (bytes) |',
+    );
+    console.log('|---:|---:|---:|---:|---:|---:|');
     for (const n of groupRows) {
       const from = `(SELECT to_float64(number) AS v FROM numbers(${n}))`;
       const jsEmit = await timeQuery(c, `SELECT bench_second_largest(v) FROM ${from}`, rounds);
@@ -240,8 +254,22 @@ export default async function main(args: string[]): Promise<void> {
           `group results differ: ${JSON.stringify(jsEmit.result)} vs ${JSON.stringify(sqlEmit.result)}`,
         );
       const [[bytes]] = (await c.rows(`SELECT byte_size(group_array(v)) FROM ${from}`)) as [[number]];
+      // what compaction leaves (the fold function over the values), and an emit from it
+      const [[state]] = (await c.rows(
+        `SELECT __trb_udafold_bench_second_largest_s(group_array(v), empty_array_int8(), []) FROM ${from}`,
+      )) as [[string]];
+      const quoted = `'${state.replace(/'/g, "''")}'`;
+      const fromState = await timeQuery(
+        c,
+        `SELECT __trb_uda_bench_second_largest_s(array_slice([to_float64(0)], 1, 0), empty_array_int8(), [${quoted}])`,
+        rounds,
+      );
+      if (JSON.stringify(fromState.result) !== JSON.stringify(jsEmit.result))
+        throw new Error(
+          `serialized results differ: ${JSON.stringify(fromState.result)} vs ${JSON.stringify(jsEmit.result)}`,
+        );
       console.log(
-        `| ${n.toLocaleString('en-US')} | ${jsEmit.ms.toFixed(0)} ms | ${sqlEmit.ms.toFixed(0)} ms | ${Number(bytes).toLocaleString('en-US')} |`,
+        `| ${n.toLocaleString('en-US')} | ${jsEmit.ms.toFixed(0)} ms | ${fromState.ms.toFixed(0)} ms | ${sqlEmit.ms.toFixed(0)} ms | ${Number(bytes).toLocaleString('en-US')} | ${state.length} |`,
       );
     }
   } finally {
