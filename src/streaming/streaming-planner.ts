@@ -726,6 +726,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     emptyFold,
     emit: emitSql,
     ...(goneGroups ? { goneGroups } : {}),
+    ...(udaCompact.size > 0 && !retract ? { compactBeforeCheckpoint: true } : {}),
     compact: (table) =>
       retract
         ? retractCompact(split, table)

@@ -129,9 +129,9 @@ test('a materialized view restarts from a checkpoint holding the serialized stat
   const latest = async () =>
     String((await q.rows("SELECT r FROM table(udf_fold_mv) WHERE r LIKE '67 %'"))[0]?.[0] ?? '');
   await eventually('the row after the restart', async () => (await latest()) !== '');
-  // 67 values, their sum, continued from the state restored after the restart; only the values
-  // since the compaction at the 64th step are processed again
-  assert.match(await latest(), /^67 2278 seen=3 restored$/);
+  // 67 values, their sum, continued from the state restored after the restart: the checkpoint
+  // the view left when it stopped holds the serialized state only, so process() gets the new row
+  assert.match(await latest(), /^67 2278 seen=1 restored$/);
 });
 
 test('several partial states of a group are combined with merge(), which is then required', async () => {
