@@ -4,11 +4,11 @@ import type { UdfDefinition } from './udf-definition.ts';
  * JavaScript aggregates whose state the engine keeps serialized. A plain aggregate (no emit of its
  * own) whose object defines `serialize()` and `deserialize(state)` runs as
  * `__trb_uda_g(__trb_uda_fvalues(a)..., __trb_uda_deltas(), __trb_uda_states(NULL))`: the values
- * are kept as they come, and when the query's state table is compacted (every 64 steps, see
- * uda-compaction.ts) each group's kept values and earlier state are folded by `__trb_udafold_g`
- * (deserialize, process, serialize) into one serialized state, and the values dropped. So a
- * group's memory, what a checkpoint copies and what each emit processes is its serialized state
- * plus the values of the steps since the last compaction, not every row. At an emit the function
+ * are kept as they come, and when the query's state table is compacted (every 64 steps and before
+ * each checkpoint, see uda-compaction.ts) each group's kept values and earlier state are folded by
+ * `__trb_udafold_g` (deserialize, process, serialize) into one serialized state, and the values
+ * dropped. So a checkpoint copies serialized states, and a group's memory and what each emit
+ * processes is its serialized state plus the values of the steps since the last compaction. At an emit the function
  * deserializes the state (merging further ones with `merge(state)` when a group has several),
  * processes the newer values and finalizes.
  *
