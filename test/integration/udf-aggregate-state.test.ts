@@ -110,6 +110,36 @@ test('an aggregate defining serialize/deserialize keeps a serialized state: comp
   assert.deepEqual(h.rows, [['70 2485 seen=70']]);
 });
 
+test('a tumble window over a serialized state: windows compacted while open keep every value', async () => {
+  await api.exec(`CREATE AGGREGATE FUNCTION fold_sum(value int32) RETURNS string LANGUAGE JAVASCRIPT AS $$
+  { initialize: function () { this.n = 0; this.sum = 0; },
+    process: function (v) { for (let i = 0; i < v.length; i++) { this.n++; this.sum += v[i]; } },
+    finalize: function () { return this.n + ' ' + this.sum; },
+    serialize: function () { return this.n + ',' + this.sum; },
+    deserialize: function (s) { const p = s.split(','); this.n = Number(p[0]); this.sum = Number(p[1]); } } $$`);
+  const s = await api.createStream('udf_fold_win', "(v int32, ts datetime64(3, 'UTC'))", 'ts');
+  // ON UPDATE: each step emits its window's running result, compacted or not
+  const q = await api.start(
+    `SELECT window_start, fold_sum(v) FROM tumble(${s}, ts, 20s) GROUP BY window_start EMIT ON UPDATE`,
+  );
+  // 80 steps of one row, one second apart: four 20-second windows, compacted at the 64th step
+  const at = (i: number) =>
+    new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString().replace('T', ' ').slice(0, 23);
+  for (let i = 0; i < 80; i++) {
+    await api.ingest(s, ['v', 'ts'], [[i, at(i)]]);
+    await q.waitForRows(i + 1);
+  }
+  await q.cancel();
+  const expected = Array.from({ length: 80 }, (_, i) => {
+    const from = i - (i % 20);
+    return [`${(i % 20) + 1} ${((from + i) * ((i % 20) + 1)) / 2}`];
+  });
+  assert.deepEqual(
+    q.rows.map((r) => [r[1]]),
+    expected,
+  );
+});
+
 test('a materialized view restarts from a checkpoint holding the serialized state', async () => {
   await q.ok('CREATE STREAM udf_fold_mv_src (g int8, v int32)');
   await q.ok(
