@@ -63,7 +63,6 @@ function processSpec(def: UdfDefinition): Record<string, unknown> {
       ...(aggregate && !def.customized_emit ? [{ name: DELTAS.name, type: DELTAS.proton }] : []),
       ...(keepsSerializedState(def) ? [{ name: STATES.name, type: STATES.proton }] : []),
     ],
-    ...(aggregate && !def.customized_emit ? { deltas: true } : {}),
     ...(keepsSerializedState(def) ? { serializedState: true } : {}),
     ...(def.customized_emit ? { customizedEmit: true } : {}),
     timeoutMs: def.execution_timeout,
