@@ -2,6 +2,7 @@
 // in a tumble window, each beside the same logic written as built-in SQL, in the same run and the
 // same server (in-process Tributary, over its HTTP API).
 //   npm run bench -- udf [--rows 1000000] [--rounds 3] [--windows 20] [--window-rows 20000]
+//     [--group-rows 10000,100000,1000000]
 //
 // - scalar: a historical `SELECT sum(f(x)) FROM numbers(rows)`, f = `x + 5` in JavaScript
 //   (add_five: the function gets a batch's column and returns the array) vs `x + 5` in SQL;
@@ -9,6 +10,10 @@
 //   window_start` vs `array_reverse_sort(group_uniq_array(v))[2]`; `windows` batches of
 //   `window-rows` rows, one 1-second window each, ingested one after the other; a last row closes
 //   the last window. Rate = rows ingested / time from the first ingest to the last window emitted.
+// - group growth: what one emit of a JavaScript aggregate costs for a group of n rows (a historical
+//   `SELECT second_largest(v) FROM numbers(n)`, the call an emit makes over a group's kept values)
+//   beside the SQL form, and the bytes of the state the engine keeps for that group, for each n of
+//   `--group-rows` (default 10000,100000,1000000).
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -36,6 +41,17 @@ const SECOND_LARGEST = `CREATE AGGREGATE FUNCTION bench_second_largest(v float64
   finalize: function () { return this.sec; }
 }
 $$`;
+
+/** The same aggregate keeping its state serialized (serialize/deserialize: src/udf/uda-state.ts). */
+const SECOND_LARGEST_SERIALIZED = SECOND_LARGEST.replace(
+  'bench_second_largest',
+  'bench_second_largest_s',
+).replace(
+  '  finalize: function () { return this.sec; }',
+  `  finalize: function () { return this.sec; },
+  serialize: function () { return JSON.stringify([this.max, this.sec]); },
+  deserialize: function (s) { const a = JSON.parse(s); this.max = a[0]; this.sec = a[1]; }`,
+);
 
 class Client {
   constructor(private readonly base: string) {}
@@ -171,6 +187,7 @@ export default async function main(args: string[]): Promise<void> {
   const rounds = Number(option(args, 'rounds', '3'));
   const windows = Number(option(args, 'windows', '20'));
   const windowRows = Number(option(args, 'window-rows', '20000'));
+  const groupRows = option(args, 'group-rows', '10000,100000,1000000').split(',').map(Number);
   const dataDir = await mkdtemp(join(tmpdir(), 'tributary-bench-udf-'));
   const trb = await Tributary.open(
     { ...DEFAULTS, dataDir, port: 0, host: '127.0.0.1', adminPassword: PASSWORD, logLevel: 'silent' },
@@ -180,6 +197,7 @@ export default async function main(args: string[]): Promise<void> {
     const c = new Client(`${await trb.listen()}/default/api`);
     await c.exec(ADD_FIVE);
     await c.exec(SECOND_LARGEST);
+    await c.exec(SECOND_LARGEST_SERIALIZED);
     const rate = (n: number, ms: number) => Math.round((n / ms) * 1000).toLocaleString('en-US');
 
     const js = await timeQuery(
@@ -216,6 +234,44 @@ export default async function main(args: string[]): Promise<void> {
     console.log(
       `| tumble 1s, built-in SQL \`array_reverse_sort(group_uniq_array(v))[2]\` | ${sqlAgg.ms.toFixed(0)} ms | ${rate(total, sqlAgg.ms)} |`,
     );
+
+    // What an emit pays per group as the group grows (global aggregations keep every row).
+    console.log('');
+    console.log(
+      '| group rows | JavaScript aggregate emit over the kept values | the same from a serialized state | built-in SQL | values kept (bytes) | serialized state (bytes) |',
+    );
+    console.log('|---:|---:|---:|---:|---:|---:|');
+    for (const n of groupRows) {
+      const from = `(SELECT to_float64(number) AS v FROM numbers(${n}))`;
+      const jsEmit = await timeQuery(c, `SELECT bench_second_largest(v) FROM ${from}`, rounds);
+      const sqlEmit = await timeQuery(
+        c,
+        `SELECT array_reverse_sort(group_uniq_array(v))[2] FROM ${from}`,
+        rounds,
+      );
+      if (JSON.stringify(jsEmit.result) !== JSON.stringify(sqlEmit.result))
+        throw new Error(
+          `group results differ: ${JSON.stringify(jsEmit.result)} vs ${JSON.stringify(sqlEmit.result)}`,
+        );
+      const [[bytes]] = (await c.rows(`SELECT byte_size(group_array(v)) FROM ${from}`)) as [[number]];
+      // what compaction leaves (the fold function over the values), and an emit from it
+      const [[state]] = (await c.rows(
+        `SELECT __trb_udafold_bench_second_largest_s(group_array(v), empty_array_int8(), []) FROM ${from}`,
+      )) as [[string]];
+      const quoted = `'${state.replace(/'/g, "''")}'`;
+      const fromState = await timeQuery(
+        c,
+        `SELECT __trb_uda_bench_second_largest_s(array_slice([to_float64(0)], 1, 0), empty_array_int8(), [${quoted}])`,
+        rounds,
+      );
+      if (JSON.stringify(fromState.result) !== JSON.stringify(jsEmit.result))
+        throw new Error(
+          `serialized results differ: ${JSON.stringify(fromState.result)} vs ${JSON.stringify(jsEmit.result)}`,
+        );
+      console.log(
+        `| ${n.toLocaleString('en-US')} | ${jsEmit.ms.toFixed(0)} ms | ${fromState.ms.toFixed(0)} ms | ${sqlEmit.ms.toFixed(0)} ms | ${Number(bytes).toLocaleString('en-US')} | ${state.length} |`,
+      );
+    }
   } finally {
     await trb.close();
     await rm(dataDir, { recursive: true, force: true });

@@ -8,6 +8,7 @@ import { type AnyNode, replace } from '../sql/ast/walk.ts';
 import { mapFunctionCall } from '../sql/names/function-calls.ts';
 import { isAggregateName } from '../sql/names/function-catalog.ts';
 import { protonColumnName } from '../sql/translator/column-names.ts';
+import { UDA_DELTAS } from '../udf/uda-deltas.ts';
 import { checkRetractable, retractableBase } from './retraction.ts';
 
 /** The table name the emit query reads from; the executor substitutes the real state table. */
@@ -185,6 +186,11 @@ export function splitAggregation(select: SelectQuery, options: SplitOptions): Ag
       const i = keys.findIndex((k) => sameTree(k, n));
       if (i >= 0) return ident(keyColumns[i] as string);
       if (isAggregateCall(n)) return options.retract ? retractCall(n) : mergeCall(n, stateOf(n));
+      // A JavaScript aggregate over a changelog gets the deltas of its live rows, each +1 (udf-engine-files.ts).
+      if (options.retract && n.kind === 'Function' && (n as FunctionCall).name === UDA_DELTAS)
+        return retractCall(
+          callOf('__trb_uda_values', callOf('to_int8', { kind: 'Number', text: '1', span: NO_SPAN })),
+        );
       return undefined;
     }) as Expr;
     checkGrouped(out, keyColumns, visible);

@@ -28,6 +28,9 @@ const RETRACTABLE = new Set([
   // The values a JavaScript aggregate folds (src/udf/aggregate-udf-rewrite.ts): over a changelog
   // input it gets the group's live rows (each as often as its net count) at every emit.
   '__trb_uda_values',
+  // the same for an aggregate whose state is kept serialized (folded only without retraction)
+  '__trb_uda_fvalues',
+  '__trb_uda_states',
 ]);
 
 /** ClickHouse spellings users may write for the same functions. */

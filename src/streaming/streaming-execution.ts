@@ -456,6 +456,10 @@ export class StreamingExecution implements RowsPlan {
     force = false,
   ): Promise<void> {
     if (!force && !log.hasUnsaved) return;
+    const agg = this.program.aggregation;
+    // serialized JavaScript aggregate states: the checkpoint keeps them, not the values since
+    if (state && agg?.compactBeforeCheckpoint && state.appendsSinceCompact > 0)
+      await state.compact(agg.compact);
     await state?.flushDeletes();
     const processedSn: Record<string, number> = {};
     for (const c of cursors) processedSn[c.source.key] = Math.max(processedSn[c.source.key] ?? -1, c.after);

@@ -29,6 +29,7 @@ import {
   latestRowsUpTo,
   rangeSource,
 } from '../stream/stream-reads.ts';
+import { udaCompaction } from '../udf/uda-compaction.ts';
 import { STATE_TABLE, splitAggregation } from './aggregate-split.ts';
 import { inlineChangelogCtes } from './changelog-cte-inline.ts';
 import { bindChangelogFunctions } from './changelog-input.ts';
@@ -687,13 +688,20 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     header.splice(changelog.deltaIndex, 0, { name: '_tp_delta', type: 'int8' });
   }
 
+  const udaCompact = udaCompaction(split.emit);
   const compactSelect: SelectQuery = {
     kind: 'Select',
     distinct: false,
     columns: [
       ...split.keyColumns.map((k) => ident(k)),
       ...split.stateColumns.map(
-        (a, i): Expr => ({ kind: 'Alias', expr: mergeState(split, i), alias: a, span: NO_SPAN }),
+        (a, i): Expr => ({
+          kind: 'Alias',
+          // JavaScript aggregates keeping a serialized state fold their values into it (src/udf)
+          expr: udaCompact.get(a) ?? mergeState(split, i),
+          alias: a,
+          span: NO_SPAN,
+        }),
       ),
       { kind: 'Alias', expr: call('max', ident('__batch')), alias: '__batch', span: NO_SPAN },
     ],
@@ -718,10 +726,13 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     emptyFold,
     emit: emitSql,
     ...(goneGroups ? { goneGroups } : {}),
+    ...(udaCompact.size > 0 && !retract ? { compactBeforeCheckpoint: true } : {}),
     compact: (table) =>
       retract
         ? retractCompact(split, table)
-        : translateQuery(compactSelect, { resolver: stateResolver(table), protonColumnNames: false }),
+        : translateQuery(compactSelect, { resolver: stateResolver(table), protonColumnNames: false }) +
+          // a folded JavaScript aggregate state reads the values column the same SELECT replaces
+          (udaCompact.size > 0 ? '\nSETTINGS prefer_column_name_to_alias = 1' : ''),
     ...(win && timeNs
       ? {
           window: {

@@ -74,6 +74,11 @@ export interface AggregationProgram {
   /** One row per group with merged states, from a table given at run time (compaction). */
   readonly compact: (table: string) => string;
   /**
+   * Compaction folds JavaScript aggregate values into serialized states (src/udf/uda-state.ts):
+   * the table is compacted before each checkpoint, which then copies the states, not the values.
+   */
+  readonly compactBeforeCheckpoint?: boolean;
+  /**
    * Retracting aggregations with EMIT CHANGELOG: the group keys (`__trb_gk`, as text) among the
    * state rows matching `__TRB_EMIT_FILTER__` in `__TRB_STATE__` that have no live row left; each
    * emit retracts their last row (retracting-input.ts).

@@ -5,11 +5,14 @@ import type { Query, SelectQuery } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
 import { type AnyNode, findAll, replace } from '../sql/ast/walk.ts';
 import { isAggregateName } from '../sql/names/function-catalog.ts';
+import { printExpression } from '../sql/printer/format.ts';
 import { protonColumnName } from '../sql/translator/column-names.ts';
 import { translateType } from '../sql/translator/translate.ts';
 import { toProtonType } from '../sql/types/proton-types.ts';
 import { P } from '../streaming/sql-template.ts';
 import type { SelectSource } from './select-source-columns.ts';
+import { UDA_DELTAS } from './uda-deltas.ts';
+import { keepsSerializedState, UDA_FOLDED_VALUES, UDA_STATES } from './uda-state.ts';
 import type { UdfDefinition } from './udf-definition.ts';
 import { engineFunctionName } from './udf-engine-files.ts';
 
@@ -135,7 +138,14 @@ export function rewriteAggregateUdfs(
       throw err('NOT_IMPLEMENTED', {
         detail: `JavaScript aggregate ${def.name} declares has_customized_emit: its SELECT must read an append stream directly (not a subquery, join, view or changelog input)`,
       });
-    const collect = c.distinct && !def.customized_emit ? 'group_uniq_array' : '__trb_uda_values';
+    // a state kept serialized (uda-state.ts) needs plain value lists
+    const serialized = keepsSerializedState(def) && !c.distinct && !c.filter;
+    const collect =
+      c.distinct && !def.customized_emit
+        ? 'group_uniq_array'
+        : serialized
+          ? UDA_FOLDED_VALUES
+          : '__trb_uda_values';
     // OVER (PARTITION BY k) moves onto the collectors, which the streaming planner turns into
     // the query's substreams (substreams.ts) like any aggregate's.
     const collected = (a: Expr): Expr => {
@@ -143,7 +153,19 @@ export function rewriteAggregateUdfs(
       return { ...g, ...(c.filter ? { filter: c.filter } : {}), ...(c.over ? { over: c.over } : {}) };
     };
     const args = c.args.map(collected);
-    if (!def.customized_emit) return { ...call(engineFunctionName(def), ...args), span: c.span };
+    // The deltas of a changelog input (`process(values..., deltas)`): `__trb_uda_deltas()` is an
+    // empty array, which a retracting aggregation replaces by the deltas of the group's rows
+    // (aggregate-split.ts), so the function learns whether its input is a changelog as Proton's does.
+    if (!def.customized_emit) {
+      const deltas = call(UDA_DELTAS);
+      if (!serialized) return { ...call(engineFunctionName(def), ...args, deltas), span: c.span };
+      // the group's serialized states: none at a fold step (a NULL, which the collector skips),
+      // one after each compaction; the NULL names the call, so two calls never share the column
+      const key: Expr = { kind: 'String', value: printExpression(c), span: NO_SPAN };
+      const states = call(UDA_STATES, call('nullif', key, key));
+      const withOver = c.over ? { ...states, over: c.over } : states;
+      return { ...call(engineFunctionName(def), ...args, deltas, withOver), span: c.span };
+    }
     // An aggregate with its own emit (docs/sql-reference.md): each value carries the batch that
     // folded it and its sequence number; the function replays the older batches, processes the
     // step's batch and answers the results process() asked to emit, one row each (array_join).

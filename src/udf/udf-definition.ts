@@ -3,6 +3,7 @@ import { err } from '../errors/tributary-error.ts';
 import { call } from '../sql/ast/build.ts';
 import { mapFunctionCall } from '../sql/names/function-calls.ts';
 import { translateType } from '../sql/translator/translate.ts';
+import { sqlFunctionLambda } from './sql-function.ts';
 
 /** One argument of a user-defined function: its name (the remote request's key) and Proton type. */
 export interface UdfArgument {
@@ -16,12 +17,15 @@ export interface UdfArgument {
  */
 export interface UdfDefinition {
   name: string;
-  type: 'javascript' | 'remote';
+  type: 'javascript' | 'remote' | 'sql';
   arguments: UdfArgument[];
   return_type: string;
   is_aggregation: boolean;
   description: string;
-  /** JavaScript: the body (a function named like the UDF, or the aggregate's object literal). */
+  /**
+   * JavaScript: the body (a function named like the UDF, or the aggregate's object literal);
+   * SQL: the lambda, in Proton SQL (`(x, y) -> x + y`; sql-function.ts).
+   */
   source?: string;
   /** Remote: where batches are POSTed, how, and how long to wait for the answer. */
   url?: string;
@@ -83,6 +87,23 @@ function checkJavaScript(name: string, source: string, aggregate: boolean): void
     bad(`the JavaScript body of ${name} must define a function named ${name}`);
 }
 
+/** A SQL function: its lambda checked; its parameters are its arguments (their types are the call's). */
+function sqlDefinition(name: string, input: UdfInput): UdfDefinition {
+  const source = input.source;
+  if (typeof source !== 'string' || !source.trim()) bad('source (the lambda of a SQL function) is required');
+  if (input.is_aggregation === true) bad('a SQL function cannot be an aggregation');
+  const lambda = sqlFunctionLambda(name, source);
+  return {
+    name,
+    type: 'sql',
+    arguments: lambda.params.map((p) => ({ name: p, type: '' })),
+    return_type: '',
+    is_aggregation: false,
+    description: input.description ?? '',
+    source: source.trim(),
+  };
+}
+
 /** Validate a create request into the stored definition (every error a 4xx naming the field). */
 export function udfDefinition(input: UdfInput): UdfDefinition {
   const name = input.name;
@@ -93,8 +114,9 @@ export function udfDefinition(input: UdfInput): UdfDefinition {
   if (name.startsWith('__')) bad(`name ${name}: names starting with __ are reserved`);
   if (isBuiltinFunction(name)) throw err('UDF_NAME_TAKEN', { name });
   const type = String(input.type ?? '').toLowerCase();
+  if (type === 'sql') return sqlDefinition(name, input);
   if (type !== 'javascript' && type !== 'remote')
-    bad(`type must be 'javascript' or 'remote' (got ${input.type})`);
+    bad(`type must be 'javascript', 'remote' or 'sql' (got ${input.type})`);
   const args = input.arguments ?? [];
   if (!Array.isArray(args)) bad('arguments must be an array of {name, type}');
   const seen = new Set<string>();

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UDF_HEAP_LIMIT_MB } from '../engine/udf-failure.ts';
 import { translateType } from '../sql/translator/translate.ts';
+import { foldFunctionName, keepsSerializedState } from './uda-state.ts';
 import type { UdfDefinition } from './udf-definition.ts';
 
 /**
@@ -35,6 +36,11 @@ const EMIT_TAGS = [
 ];
 const EMIT_BATCH = { name: '__trb_batch', proton: 'uint64', engine: 'UInt64' };
 
+/** The deltas after a plain aggregate's values (uda-deltas.ts); process() gets them when not empty. */
+const DELTAS = { name: '__trb_deltas', proton: 'array(int8)', engine: 'Array(Int8)' };
+/** The serialized states after the deltas of an aggregate that keeps its state serialized (uda-state.ts). */
+const STATES = { name: '__trb_states', proton: 'array(string)', engine: 'Array(String)' };
+
 /** Processes per function the engine keeps for concurrent queries. */
 const POOL_SIZE = 2;
 const RUNNER = fileURLToPath(new URL('./udf-process.mjs', import.meta.url));
@@ -54,7 +60,10 @@ function processSpec(def: UdfDefinition): Record<string, unknown> {
       ...(def.customized_emit ? EMIT_TAGS.map((t) => ({ name: t.name, type: t.proton })) : []),
       ...def.arguments.map((a) => ({ name: a.name, type: aggregate ? `array(${a.type})` : a.type })),
       ...(def.customized_emit ? [{ name: EMIT_BATCH.name, type: EMIT_BATCH.proton }] : []),
+      ...(aggregate && !def.customized_emit ? [{ name: DELTAS.name, type: DELTAS.proton }] : []),
+      ...(keepsSerializedState(def) ? [{ name: STATES.name, type: STATES.proton }] : []),
     ],
+    ...(keepsSerializedState(def) ? { serializedState: true } : {}),
     ...(def.customized_emit ? { customizedEmit: true } : {}),
     timeoutMs: def.execution_timeout,
     ...(def.source !== undefined ? { source: def.source } : {}),
@@ -63,7 +72,11 @@ function processSpec(def: UdfDefinition): Record<string, unknown> {
   };
 }
 
-function functionXml(def: UdfDefinition, script: string): string {
+/**
+ * The engine's declaration of `def` (its `<function>` element): the function itself, or (`fold`)
+ * the fold of an aggregate that keeps its state serialized, which answers the serialized state.
+ */
+function functionXml(def: UdfDefinition, script: string, fold = false): string {
   const aggregate = def.is_aggregation;
   // The engine waits a little longer than the process's own limit, which reports the clearer error.
   const readTimeout = (def.execution_timeout ?? 10_000) + 5_000;
@@ -77,16 +90,18 @@ function functionXml(def: UdfDefinition, script: string): string {
       return argument(aggregate ? `Array(${t})` : t, a.name);
     }),
     ...(emitting ? [argument(EMIT_BATCH.engine, EMIT_BATCH.name)] : []),
+    ...(aggregate && !emitting ? [argument(DELTAS.engine, DELTAS.name)] : []),
+    ...(keepsSerializedState(def) ? [argument(STATES.engine, STATES.name)] : []),
   ].join('');
-  const returnType = translateType(def.return_type);
+  const returnType = fold ? 'String' : translateType(def.return_type);
   return [
-    '<functions><function>',
+    '<function>',
     '<type>executable_pool</type>',
-    `<name>${xml(engineFunctionName(def))}</name>`,
+    `<name>${xml(fold ? foldFunctionName(def.name) : engineFunctionName(def))}</name>`,
     `<return_type>${xml(emitting ? `Array(${returnType})` : returnType)}</return_type>`,
     args,
     '<format>JSONEachRow</format>',
-    `<command>${xml(script)}</command>`,
+    `<command>${xml(fold ? `${script} fold` : script)}</command>`,
     '<send_chunk_header>1</send_chunk_header>',
     `<pool_size>${POOL_SIZE}</pool_size>`,
     `<command_read_timeout>${readTimeout}</command_read_timeout>`,
@@ -94,7 +109,7 @@ function functionXml(def: UdfDefinition, script: string): string {
     '<command_termination_timeout>2</command_termination_timeout>',
     '<stderr_reaction>log_last</stderr_reaction>',
     '<deterministic>false</deterministic>',
-    '</function></functions>',
+    '</function>',
   ].join('\n');
 }
 
@@ -106,10 +121,16 @@ export function writeUdfFiles(dir: string, def: UdfDefinition): void {
   writeFileSync(specFile, JSON.stringify(processSpec(def)), { mode: 0o600 });
   writeFileSync(
     join(dir, script),
-    `#!/bin/sh\nexec ${shellQuote(process.execPath)} --max-old-space-size=${UDF_HEAP_LIMIT_MB} --max-semi-space-size=16 ${shellQuote(RUNNER)} ${shellQuote(specFile)}\n`,
+    `#!/bin/sh\nexec ${shellQuote(process.execPath)} --max-old-space-size=${UDF_HEAP_LIMIT_MB} --max-semi-space-size=16 ${shellQuote(RUNNER)} ${shellQuote(specFile)} "$@"\n`,
     { mode: 0o700 },
   );
-  writeFileSync(join(dir, `${def.name}_function.xml`), functionXml(def, script), { mode: 0o600 });
+  const functions = [
+    functionXml(def, script),
+    ...(keepsSerializedState(def) ? [functionXml(def, script, true)] : []),
+  ];
+  writeFileSync(join(dir, `${def.name}_function.xml`), `<functions>\n${functions.join('\n')}\n</functions>`, {
+    mode: 0o600,
+  });
 }
 
 /** Remove the engine files of the function `name`. */

@@ -8,8 +8,11 @@
 // - javascript scalar: the body is evaluated once in a node:vm context; the function named like
 //   the UDF gets one array per argument and returns an array of results (Proton's contract);
 // - javascript aggregate: each row holds one group's argument arrays (the query's group_array
-//   of each argument); a fresh object from the body runs initialize, process(columns...),
-//   finalize and its result is the group's value;
+//   of each argument) and the deltas of its rows (empty unless the input is a changelog); a fresh
+//   object from the body runs initialize, process(columns..., [deltas]), finalize and its result
+//   is the group's value; an aggregate that keeps its state serialized (uda-state.ts) also gets
+//   the group's serialized states (deserialize, then merge the others, before process), and its
+//   fold function (argv[3] = fold) answers serialize() instead of finalize();
 // - javascript aggregate with its own emit (has_customized_emit): each row also holds the batch
 //   and sequence number of each value and the batch being emitted; the older batches are replayed
 //   (process, then finalize to drain what it emitted), the current batch processed, and the group
@@ -25,6 +28,8 @@ import { createInterface } from 'node:readline';
 import vm from 'node:vm';
 
 const spec = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+// `fold`: the function folding an aggregate's values and states into its serialized state
+const FOLD = process.argv[3] === 'fold';
 
 function fail(kind, detail) {
   process.stderr.write(`TRIBUTARY_UDF_ERROR ${JSON.stringify({ kind, name: spec.name, detail })}\n`);
@@ -146,22 +151,46 @@ function makeJavaScript() {
         return { out };
       })(__trb_input)`)
     : spec.aggregate
-      ? new vm.Script(`(function (groups) {
+      ? new vm.Script(`(function (groups, serialized, fold) {
+        const message = (e) => String(e && e.message !== undefined ? e.message : e);
         const out = new Array(groups.length);
         for (let g = 0; g < groups.length; g++) {
           const o = __trb_make();
           try { if (typeof o.initialize === 'function') o.initialize(); }
-          catch (e) { return { error: 'throw', detail: 'initialize(): ' + String(e && e.message !== undefined ? e.message : e) }; }
-          try { o.process.apply(o, groups[g]); }
-          catch (e) { return { error: 'process', detail: String(e && e.message !== undefined ? e.message : e) }; }
+          catch (e) { return { error: 'throw', detail: 'initialize(): ' + message(e) }; }
+          const row = groups[g];
+          // a state kept serialized: the group's states (last) restore the object first
+          const states = serialized ? row[row.length - 1] : [];
+          const rest = serialized ? row.slice(0, row.length - 1) : row;
+          for (let i = 0; i < states.length; i++) {
+            const how = i === 0 ? 'deserialize' : 'merge';
+            if (typeof o[how] !== 'function')
+              return { error: 'throw', detail: how + '() is needed to combine ' + states.length + ' partial states of a group' };
+            try { o[how](states[i]); }
+            catch (e) { return { error: 'throw', detail: how + '(): ' + message(e) }; }
+          }
+          // the deltas follow the values only over a changelog input, as in Proton
+          const deltas = rest[rest.length - 1];
+          const args = deltas.length > 0 ? rest : rest.slice(0, rest.length - 1);
+          // process() gets rows; a restored state with no newer rows is not processed again
+          if (states.length === 0 || (args.length > 0 && args[0].length > 0)) {
+            try { o.process.apply(o, args); }
+            catch (e) { return { error: 'process', detail: message(e) }; }
+          }
           let r;
-          try { r = o.finalize(); }
-          catch (e) { return { error: 'finalize', detail: String(e && e.message !== undefined ? e.message : e) }; }
-          if (r === undefined) return { error: 'finalize', detail: 'finalize() returned nothing' };
+          if (fold) {
+            try { r = o.serialize(); }
+            catch (e) { return { error: 'throw', detail: 'serialize(): ' + message(e) }; }
+            if (typeof r !== 'string') return { error: 'throw', detail: 'serialize() must return a string, not ' + typeof r };
+          } else {
+            try { r = o.finalize(); }
+            catch (e) { return { error: 'finalize', detail: message(e) }; }
+            if (r === undefined) return { error: 'finalize', detail: 'finalize() returned nothing' };
+          }
           out[g] = r;
         }
         return { out };
-      })(__trb_input)`)
+      })(__trb_input, ${spec.serializedState === true}, ${FOLD})`)
       : new vm.Script(`(function (cols) {
         try { return { out: __trb_fn.apply(null, cols) }; }
         catch (e) { return { error: 'throw', detail: String(e && e.message !== undefined ? e.message : e) }; }

@@ -9,7 +9,7 @@ export const MASKED_SECRET = '******';
 export interface UserDefinedFunction {
   name: string;
   description: string;
-  type: 'javascript' | 'remote';
+  type: 'javascript' | 'remote' | 'sql';
   return_type: string;
   arguments: UdfArgument[];
   is_aggregation: boolean;

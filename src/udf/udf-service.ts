@@ -3,6 +3,8 @@ import type { Catalog, CatalogRecord } from '../catalog/catalog.ts';
 import { SerialQueue } from '../catalog/serial-queue.ts';
 import type { Engine } from '../engine/engine.ts';
 import { err } from '../errors/tributary-error.ts';
+import { dropEngineSqlFunction, dropStaleSqlFunctions, engineCreateSql } from './sql-function.ts';
+import { keepsSerializedState, UDA_FOLD_PREFIX } from './uda-state.ts';
 import { type UdfDefinition, type UdfInput, udfDefinition } from './udf-definition.ts';
 import {
   engineFunctionName,
@@ -38,9 +40,17 @@ export class UdfService {
   /** At start: the engine files of every catalogued function, nothing else, loaded. */
   async start(): Promise<void> {
     const defs = this.catalog.list<UdfDefinition>(UDF_KIND).map((r) => r.value);
-    removeStaleUdfFiles(this.dir, new Set(defs.map((d) => d.name)));
-    for (const d of defs) writeUdfFiles(this.dir, d);
+    const executable = defs.filter((d) => d.type !== 'sql');
+    removeStaleUdfFiles(this.dir, new Set(executable.map((d) => d.name)));
+    for (const d of executable) writeUdfFiles(this.dir, d);
     await this.reload();
+    // SQL functions after the others, whose names their bodies may call; one calling another SQL
+    // function is created after it (a body naming one not created yet is retried once at the end).
+    const sql = defs.filter((d) => d.type === 'sql');
+    await dropStaleSqlFunctions(this.engine, new Set(sql.map((d) => d.name)));
+    const failed: UdfDefinition[] = [];
+    for (const d of sql) await this.createInEngine(d).catch(() => failed.push(d));
+    for (const d of failed) await this.createInEngine(d);
   }
 
   list(): UserDefinedFunction[] {
@@ -72,7 +82,12 @@ export class UdfService {
       const existing = this.catalog.get<UdfDefinition>(UDF_KIND, def.name);
       if (existing && options.ifNotExists) return existing;
       if (existing && !options.replace) throw err('UDF_ALREADY_EXISTS', { name: def.name });
-      writeUdfFiles(this.dir, def);
+      // a function changing kind leaves nothing of its old kind behind
+      if (existing && existing.value.type === 'sql' && def.type !== 'sql')
+        await dropEngineSqlFunction(this.engine, def.name);
+      if (existing && existing.value.type !== 'sql' && def.type === 'sql') removeUdfFiles(this.dir, def.name);
+      if (def.type === 'sql') await this.createInEngine(def);
+      else writeUdfFiles(this.dir, def);
       const record = existing
         ? await this.catalog.update(UDF_KIND, def.name, def, actor)
         : await this.catalog.create(UDF_KIND, def.name, def, actor);
@@ -84,8 +99,10 @@ export class UdfService {
   /** Drop a function; false when there was none (DROP FUNCTION IF EXISTS). */
   drop(name: string): Promise<boolean> {
     return this.writes.run(async () => {
-      if (!this.catalog.get(UDF_KIND, name)) return false;
-      removeUdfFiles(this.dir, name);
+      const existing = this.catalog.get<UdfDefinition>(UDF_KIND, name);
+      if (!existing) return false;
+      if (existing.value.type === 'sql') await dropEngineSqlFunction(this.engine, name);
+      else removeUdfFiles(this.dir, name);
       await this.catalog.delete(UDF_KIND, name);
       await this.reload();
       return true;
@@ -99,16 +116,29 @@ export class UdfService {
    */
   resolveFunction(name: string): UdfResolution | undefined {
     const def = this.definition(name);
+    if (def?.type === 'sql') return { clickhouse: def.name, aggregate: false };
     if (def && !def.is_aggregation) return { clickhouse: engineFunctionName(def), aggregate: false };
     if (def?.is_aggregation)
       throw err('NOT_IMPLEMENTED', {
         detail: `JavaScript aggregate ${name} is not supported here (only in the SELECT of a query, a view or a materialized view)`,
       });
+    if (name.startsWith(UDA_FOLD_PREFIX)) {
+      const agg = this.definition(name.slice(UDA_FOLD_PREFIX.length));
+      if (agg && keepsSerializedState(agg)) return { clickhouse: name, aggregate: false };
+    }
     if (name.startsWith('__trb_uda_')) {
       const agg = this.definition(name.slice('__trb_uda_'.length));
       if (agg?.is_aggregation) return { clickhouse: engineFunctionName(agg), aggregate: false };
     }
     return undefined;
+  }
+
+  /** Create (or replace) SQL function `def` in the engine: its lambda translated (sql-function.ts). */
+  private async createInEngine(def: UdfDefinition): Promise<void> {
+    const sql = engineCreateSql(def.name, def.source ?? '', (n) =>
+      n === def.name ? undefined : this.resolveFunction(n),
+    );
+    await this.engine.query(sql, { format: 'TSV' });
   }
 
   private record(name: string): CatalogRecord<UdfDefinition> {

@@ -3,6 +3,7 @@ import { err } from '../errors/tributary-error.ts';
 import type { StatementHandler } from '../queries/statement-handler.ts';
 import { StaticRows, statementPlan } from '../queries/static-rows.ts';
 import { showNameFilter } from '../sql/ast/build.ts';
+import type { Expr } from '../sql/ast/expression.ts';
 import type { CreateFunction, DropStatement, ShowStatement } from '../sql/ast/statement.ts';
 import { printExpression } from '../sql/printer/format.ts';
 import { printDataType } from '../sql/types/data-type.ts';
@@ -12,9 +13,7 @@ import type { UdfService } from './udf-service.ts';
 /** The create request a CREATE [OR REPLACE] [AGGREGATE | REMOTE] FUNCTION statement makes. */
 export function udfInputOf(s: CreateFunction): UdfInput {
   if (s.variant === 'SQL')
-    throw err('NOT_IMPLEMENTED', {
-      detail: `CREATE FUNCTION ${s.name} AS (lambda): SQL functions are not supported; use LANGUAGE JAVASCRIPT or CREATE REMOTE FUNCTION`,
-    });
+    return { name: s.name, type: 'sql', return_type: '', source: printExpression(s.lambda as Expr) };
   const base = {
     name: s.name,
     arguments: (s.params ?? []).map((p) => ({ name: p.name, type: printDataType(p.type) })),
@@ -88,7 +87,7 @@ export function showFunctionsHandler(udfs: UdfService): StatementHandler<ShowSta
         f.name,
         f.type,
         f.is_aggregation,
-        f.arguments.map((a) => `${a.name} ${a.type}`).join(', '),
+        f.arguments.map((a) => (a.type ? `${a.name} ${a.type}` : a.name)).join(', '),
         f.return_type,
       ]);
     return new StaticRows(SHOW_HEADER, rows, ctx.sql, 'show');

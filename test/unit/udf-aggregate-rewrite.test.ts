@@ -30,6 +30,15 @@ const defs = new Map<string, UdfDefinition>(
         '{ has_customized_emit: true, initialize() {}, process(t, p) { return 0; }, finalize() { return []; } }',
     }),
     udfDefinition({
+      name: 'kept',
+      type: 'javascript',
+      is_aggregation: true,
+      arguments: [{ name: 'v', type: 'float64' }],
+      return_type: 'float64',
+      source:
+        '{ initialize() {}, process(v) {}, finalize() { return 1; }, serialize() { return ""; }, deserialize(s) {} }',
+    }),
+    udfDefinition({
       name: 'my_plus',
       type: 'javascript',
       arguments: [{ name: 'v', type: 'float64' }],
@@ -63,18 +72,18 @@ const rewrite = (sql: string, streaming = true) =>
 test('an aggregate call folds its arguments with __trb_uda_values; a bare select item keeps its name', () => {
   assert.equal(
     rewrite('SELECT k, sec(v), sec(v + 1) * 2 AS twice FROM s GROUP BY k'),
-    'SELECT k, __trb_uda_sec(__trb_uda_values(v)) AS `sec(v)`, __trb_uda_sec(__trb_uda_values(v + 1)) * 2 AS twice FROM s GROUP BY k',
+    'SELECT k, __trb_uda_sec(__trb_uda_values(v), __trb_uda_deltas()) AS `sec(v)`, __trb_uda_sec(__trb_uda_values(v + 1), __trb_uda_deltas()) * 2 AS twice FROM s GROUP BY k',
   );
   assert.equal(
     rewrite('SELECT * FROM (SELECT sec(DISTINCT v) FROM s)'),
-    'SELECT * FROM (SELECT __trb_uda_sec(group_uniq_array(v)) AS `sec(DISTINCT v)` FROM s)',
+    'SELECT * FROM (SELECT __trb_uda_sec(group_uniq_array(v), __trb_uda_deltas()) AS `sec(DISTINCT v)` FROM s)',
   );
 });
 
 test('OVER (PARTITION BY) moves onto the collectors; an own emit becomes array_join of tagged values, emitting on update', () => {
   assert.equal(
     rewrite('SELECT k, sec(v) OVER (PARTITION BY i) FROM s GROUP BY k'),
-    'SELECT k, __trb_uda_sec(__trb_uda_values(v) OVER (PARTITION BY i)) AS `sec(v) OVER (...)` FROM s GROUP BY k',
+    'SELECT k, __trb_uda_sec(__trb_uda_values(v) OVER (PARTITION BY i), __trb_uda_deltas()) AS `sec(v) OVER (...)` FROM s GROUP BY k',
   );
   assert.equal(
     rewrite('SELECT k, stock(t, p) AS st FROM s GROUP BY k'),
@@ -143,4 +152,16 @@ test('wrong arity, misplaced custom emits and OVER with ORDER BY are refused wit
   refused('SELECT stock(t, p) FROM table(s)', 2534, false);
   refused('SELECT sec(v) OVER (PARTITION BY k ORDER BY v) FROM s', 48);
   refused('SELECT sec(v) OVER (PARTITION BY k) FROM table(s)', 48, false);
+});
+
+test('an aggregate defining serialize and deserialize collects its values and its serialized states', () => {
+  assert.equal(
+    rewrite('SELECT k, kept(v) FROM s GROUP BY k'),
+    "SELECT k, __trb_uda_kept(__trb_uda_fvalues(v), __trb_uda_deltas(), __trb_uda_states(nullif('kept(v)', 'kept(v)'))) AS `kept(v)` FROM s GROUP BY k",
+  );
+  // DISTINCT keeps every value (no fold of a distinct set)
+  assert.equal(
+    rewrite('SELECT kept(DISTINCT v) FROM s'),
+    'SELECT __trb_uda_kept(group_uniq_array(v), __trb_uda_deltas()) AS `kept(DISTINCT v)` FROM s',
+  );
 });

@@ -55,7 +55,7 @@ test('bad definitions are refused with the field and the reason', () => {
     /twice/,
   );
   refused({ ...scalar, execution_timeout: 0 }, 36, /execution_timeout/);
-  refused({ ...scalar, type: 'lua' }, 36, /'javascript' or 'remote'/);
+  refused({ ...scalar, type: 'lua' }, 36, /'javascript', 'remote' or 'sql'/);
 });
 
 test('a remote definition: URL, auth method, header name; the key is kept for the process', () => {
@@ -76,4 +76,19 @@ test('a remote definition: URL, auth method, header name; the key is kept for th
   refused({ ...base, url: 'http://x/', auth_method: 'auth_header' }, 36, /key_name/);
   refused({ ...base, url: 'http://x/', auth_method: 'basic' }, 36, /auth_method/);
   refused({ ...base, url: 'http://x/', is_aggregation: true }, 36, /cannot be an aggregation/);
+});
+
+test('a SQL function: its lambda checked, its parameters its arguments', () => {
+  const def = udfDefinition({ name: 'twice', type: 'sql', return_type: '', source: ' (x) -> x * 2 ' });
+  assert.equal(def.type, 'sql');
+  assert.equal(def.source, '(x) -> x * 2');
+  assert.deepEqual(def.arguments, [{ name: 'x', type: '' }]);
+  const refusedSql = (source: string, code: number, message: RegExp) =>
+    assert.throws(
+      () => udfDefinition({ name: 'f', type: 'sql', return_type: '', source }),
+      (e: unknown) => isTributaryError(e) && e.code === code && message.test(e.message),
+    );
+  refusedSql('1 + 2', 36, /must be a lambda/);
+  refusedSql('(x, x) -> x', 36, /named twice/);
+  refusedSql('(x) -> sum(x)', 48, /calls the aggregate sum/);
 });

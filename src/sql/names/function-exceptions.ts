@@ -45,6 +45,11 @@ export const PROTON_RENAMES: Readonly<Record<string, string>> = {
   to_date16: 'toDate',
   // Tributary's own: the values a JavaScript aggregate folds (src/udf/aggregate-udf-rewrite.ts)
   __trb_uda_values: 'groupArray',
+  // ... and the deltas of those values: none outside a retracting aggregation (aggregate-split.ts)
+  __trb_uda_deltas: 'emptyArrayInt8',
+  // ... and those of an aggregate whose state is kept serialized, with its states (src/udf/uda-state.ts)
+  __trb_uda_fvalues: 'groupArray',
+  __trb_uda_states: 'groupArray',
   // casts
   _cast: '_CAST',
   __cast: '_CAST',
