@@ -329,26 +329,24 @@ async function manyClients(
   console.log(
     `  many clients: 1-row compact requests, raw keep-alive sockets with one request in flight each (${rounds} rounds of ${seconds} s)`,
   );
-  console.log(`  ${'case'.padEnd(58)} ${'requests/s'.padStart(11)}  vs bare  p50 ms  p99 ms  CPU`);
+  console.log(
+    `  ${'case'.padEnd(58)} ${'requests/s'.padStart(11)}  vs bare  p50 ms  p99 ms  main µs/req  CPU`,
+  );
   try {
     for (const n of clientCounts) {
-      const results: Record<'bare' | 'http', { load: SocketLoad[]; cores: number[] }> = {
-        bare: { load: [], cores: [] },
-        http: { load: [], cores: [] },
-      };
+      const results: Record<'bare' | 'http', Measured[]> = { bare: [], http: [] };
       for (let round = 0; round < rounds; round++) {
-        const cpu0 = process.cpuUsage();
-        const t0 = performance.now();
-        results.bare.load.push(
-          await runSocketLoad(
-            '127.0.0.1',
-            bare.port,
-            postRequest('127.0.0.1', '/ingest', headers, body),
-            seconds,
-            n,
+        results.bare.push(
+          await measured(() =>
+            runSocketLoad(
+              '127.0.0.1',
+              bare.port,
+              postRequest('127.0.0.1', '/ingest', headers, body),
+              seconds,
+              n,
+            ),
           ),
         );
-        results.bare.cores.push(coresSince(cpu0, performance.now() - t0));
         const name = `bench_clients_${n}_${round}`;
         await streams.create(
           {
@@ -363,17 +361,17 @@ async function manyClients(
           SYSTEM_ACTOR,
         );
         const path = `/default/api/v1beta2/streams/${name}/ingest`;
-        const cpu1 = process.cpuUsage();
-        const t1 = performance.now();
-        const load = await runSocketLoad(
-          url.hostname,
-          Number(url.port),
-          postRequest(url.hostname, path, headers, body),
-          seconds,
-          n,
+        const m = await measured(() =>
+          runSocketLoad(
+            url.hostname,
+            Number(url.port),
+            postRequest(url.hostname, path, headers, body),
+            seconds,
+            n,
+          ),
         );
-        results.http.cores.push(coresSince(cpu1, performance.now() - t1));
-        results.http.load.push(load);
+        results.http.push(m);
+        const load = m.load;
         if (load.failures > 0)
           console.log(`    ${n} clients: ${load.failures} failed requests, first: ${load.firstError}`);
         const [count] = (await engine.query(`SELECT count() FROM default.${name}`, { format: 'TSV' }))
@@ -383,28 +381,56 @@ async function manyClients(
           console.log(`    ${n} clients: ${count} rows in the stream, ${load.requests} acknowledged`);
         await streams.drop('default', name);
       }
-      const rate = (l: SocketLoad) => l.requests / l.seconds;
-      const bareRate = median(results.bare.load.map(rate));
+      const rate = (m: Measured) => m.load.requests / m.load.seconds;
+      const bareRate = median(results.bare.map(rate));
       for (const [label, r] of [
         [`bare fastify route, ${n} clients`, results.bare],
         [`HTTP ingest, 1 row/request, ${n} clients`, results.http],
       ] as const) {
-        const rps = median(r.load.map(rate));
-        console.log(
-          `  ${label.padEnd(58)} ${fmt(rps)}  ${`${((rps / bareRate) * 100).toFixed(0)}%`.padStart(7)}  ${median(
-            r.load.map((l) => l.p50),
-          )
+        const rps = median(r.map(rate));
+        const cells = [
+          fmt(rps),
+          `${((rps / bareRate) * 100).toFixed(0)}%`.padStart(7),
+          median(r.map((m) => m.load.p50))
             .toFixed(1)
-            .padStart(6)}  ${median(r.load.map((l) => l.p99))
+            .padStart(6),
+          median(r.map((m) => m.load.p99))
             .toFixed(1)
-            .padStart(6)}  ${median(r.cores).toFixed(2)}`,
-        );
+            .padStart(6),
+          median(r.map((m) => m.mainUs))
+            .toFixed(0)
+            .padStart(11),
+          median(r.map((m) => m.cores)).toFixed(2),
+        ];
+        console.log(`  ${label.padEnd(58)} ${cells.join('  ')}`);
       }
       console.log(
-        `    (per round, requests/s, ingest: ${results.http.load.map((l) => Math.round(rate(l))).join(' / ')}; p99 ms: ${results.http.load.map((l) => l.p99.toFixed(1)).join(' / ')})`,
+        `    (per round, requests/s, ingest: ${results.http.map((m) => Math.round(rate(m))).join(' / ')}; bare: ${results.bare.map((m) => Math.round(rate(m))).join(' / ')}; ingest p99 ms: ${results.http.map((m) => m.load.p99.toFixed(1)).join(' / ')})`,
       );
     }
   } finally {
     await bare.close();
   }
+}
+
+interface Measured {
+  load: SocketLoad;
+  /** Process CPU time / wall time while the load ran. */
+  cores: number;
+  /** Main-thread busy time per completed request (event-loop utilisation x wall / requests), µs. */
+  mainUs: number;
+}
+
+async function measured(run: () => Promise<SocketLoad>): Promise<Measured> {
+  const cpu = process.cpuUsage();
+  const elu = performance.eventLoopUtilization();
+  const t0 = performance.now();
+  const load = await run();
+  const wall = performance.now() - t0;
+  const busy = performance.eventLoopUtilization(elu);
+  return {
+    load,
+    cores: coresSince(cpu, wall),
+    mainUs: (busy.active * 1000) / Math.max(1, load.requests + load.failures),
+  };
 }
