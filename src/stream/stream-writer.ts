@@ -93,12 +93,13 @@ interface Applied {
 const NEWLINE = Buffer.from('\n');
 
 /**
- * The one writer of a stream. Requests queue up while an insert runs; the writer then commits all
- * of them together (group commit): sequence numbers assigned in order, one WAL append of one record
- * per payload shape, one durable (O_DSYNC) write, one engine insert per shape, then every request is acknowledged
- * and the committed range published. If an insert fails, its WAL records are rolled back and its
- * requests retried one at a time, so only a request the engine refuses fails, and nothing of it
- * is written; sequence numbers stay contiguous.
+ * The one writer of a stream. Requests queue up while the writer is busy; it then commits all of
+ * them together (group commit): sequence numbers assigned in order, one WAL append of one record
+ * per payload shape (one O_DSYNC write), one engine insert per shape (groups made durable while
+ * the engine was busy are inserted together, see pump), then every request is acknowledged and its
+ * committed range published. If an insert fails, its WAL records are rolled back and its requests
+ * retried one at a time, so only a request the engine refuses fails, and nothing of it is written;
+ * sequence numbers stay contiguous.
  */
 export class StreamWriter {
   private readonly queue: Pending[] = [];
