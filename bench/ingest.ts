@@ -17,6 +17,7 @@ import { SYSTEM_ACTOR } from '../src/catalog/audit.ts';
 import { Tributary } from '../src/cli/tributary.ts';
 import { DEFAULTS } from '../src/config/config.ts';
 import { silentLogger } from '../src/log/logger.ts';
+import type { WriterCounters } from '../src/stream/stream-writer.ts';
 import { postRequest, runSocketLoad, type SocketLoad } from './socket-load.ts';
 
 const PASSWORD = 'bench-password';
@@ -335,6 +336,7 @@ async function manyClients(
   try {
     for (const n of clientCounts) {
       const results: Record<'bare' | 'http', Measured[]> = { bare: [], http: [] };
+      const counters: WriterCounters[] = [];
       for (let round = 0; round < rounds; round++) {
         results.bare.push(
           await measured(() =>
@@ -371,6 +373,7 @@ async function manyClients(
           ),
         );
         results.http.push(m);
+        counters.push(streams.writerCounters('default', name));
         const load = m.load;
         if (load.failures > 0)
           console.log(`    ${n} clients: ${load.failures} failed requests, first: ${load.firstError}`);
@@ -404,6 +407,9 @@ async function manyClients(
         ];
         console.log(`  ${label.padEnd(58)} ${cells.join('  ')}`);
       }
+      console.log(
+        `    (group commit: ${counters.map((c) => `${(c.requests / Math.max(1, c.appends)).toFixed(1)} requests per WAL append, ${(c.requests / Math.max(1, c.inserts)).toFixed(1)} per engine insert`).join('; ')})`,
+      );
       console.log(
         `    (per round, requests/s, ingest: ${results.http.map((m) => Math.round(rate(m))).join(' / ')}; bare: ${results.bare.map((m) => Math.round(rate(m))).join(' / ')}; ingest p99 ms: ${results.http.map((m) => m.load.p99.toFixed(1)).join(' / ')})`,
       );

@@ -37,6 +37,14 @@ export interface InsertUnit {
   readonly derived?: boolean;
 }
 
+/** What a writer has done: how many requests and rows each WAL append and engine insert carried. */
+export interface WriterCounters {
+  requests: number;
+  rows: number;
+  appends: number;
+  inserts: number;
+}
+
 export interface StreamWriterOptions {
   /** `db.name`, for logs and errors. */
   key: string;
@@ -121,6 +129,7 @@ export class StreamWriter {
   private lastAssignedTime = 0;
   /** The commit time shared by the groups made durable while the engine is busy (see pump). */
   private sharedTime: number | undefined;
+  private readonly count: WriterCounters = { requests: 0, rows: 0, appends: 0, inserts: 0 };
   /** Wakes the commit loop when a request arrives while it waits for the engine alone. */
   private wake: (() => void) | undefined;
 
@@ -140,6 +149,11 @@ export class StreamWriter {
 
   get queuedRequests(): number {
     return this.queue.length;
+  }
+
+  /** Requests and rows acknowledged, WAL appends and engine inserts made, since the writer started. */
+  get counters(): WriterCounters {
+    return { ...this.count };
   }
 
   submit(batch: PreparedBatch): Promise<CommitResult> {
@@ -289,6 +303,7 @@ export class StreamWriter {
         runs.map((r) => ({ header: r.header, payload: r.unit.payload })),
         time,
       );
+      this.count.appends++;
       return { runs, mark, solo };
     } catch (e) {
       const failure = err(
@@ -330,6 +345,7 @@ export class StreamWriter {
       } catch (e) {
         return { groups, inserts, failed: i, error: e };
       }
+      this.count.inserts++;
       for (const [g, r] of m.refs) this.acknowledge((groups[g] as Durable).runs[r] as Run);
     }
     return { groups, inserts };
@@ -414,6 +430,8 @@ export class StreamWriter {
     let sn = first;
     for (const p of run.items) {
       const r = { fromSn: sn, count: p.batch.rows };
+      this.count.requests++;
+      this.count.rows += p.batch.rows;
       if (p.batch.idempotencyId) this.o.idempotency.add(p.batch.idempotencyId, r);
       if (p.batch.producer) this.o.marks.note(p.batch.producer.id, p.batch.producer.tag);
       p.resolve(r);

@@ -279,6 +279,7 @@ test('groups made durable while the engine inserts share a commit time and reach
     ],
   );
   assert.equal(h.inserts[1]?.payload.toString(), '[2],[3]\n[4]');
+  assert.deepEqual(h.writer.counters, { requests: 3, rows: 4, appends: 3, inserts: 2 });
   // Each request's range is still published on its own, in order.
   assert.deepEqual(
     h.ranges.map((r) => [r.fromSn, r.toSn]),
