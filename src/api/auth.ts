@@ -118,6 +118,7 @@ export function installAuth(
     cacheKey: string,
   ): Promise<User> => {
     let user: User | undefined;
+    // API keys are long random strings checked with a fast hash: no limit needed.
     try {
       user =
         creds.kind === 'basic'
@@ -134,6 +135,7 @@ export function installAuth(
   // A callback hook: a request whose credentials are cached (every request of a client after its
   // first) is admitted synchronously, without a promise; only a real check goes async.
   app.addHook('onRequest', (request, reply, done) => {
+    // No route (404): nothing to guard.
     if (!request.routeOptions.url) return done();
     const access = request.routeOptions.config?.access ?? 'admin';
     if (access === 'public') return done();
