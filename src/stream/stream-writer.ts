@@ -241,14 +241,21 @@ export class StreamWriter {
    */
   private async pump(): Promise<void> {
     let walStage: Promise<Durable> | undefined;
+    /** The group being appended shares the commit time of the ready ones (it can join their insert). */
+    let walStageJoins = false;
     let engineStage: Promise<Applied> | undefined;
     const ready: Durable[] = [];
     while (!this.failure) {
-      if (!engineStage && ready.length > 0) {
+      // A free engine waits for an append that can join its insert (one short durable write)
+      // rather than paying an insert's fixed cost for it separately right after.
+      if (!engineStage && ready.length > 0 && !(walStage && walStageJoins)) {
         this.sharedTime = undefined;
         engineStage = this.apply(this.takeReady(ready));
       }
-      if (!walStage && this.queue.length > 0) walStage = this.stageGroup(engineStage !== undefined);
+      if (!walStage && this.queue.length > 0) {
+        walStageJoins = engineStage !== undefined;
+        walStage = this.stageGroup(walStageJoins);
+      }
       if (!walStage && !engineStage) break;
       type Event = { durable: Durable } | { applied: Applied } | { arrived: true };
       const next = await Promise.race<Event>([

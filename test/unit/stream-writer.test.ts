@@ -321,3 +321,51 @@ test('a merged insert the engine refuses: only the guilty request fails, the WAL
   ]);
   assert.equal(h.writer.committedSn, 2);
 });
+
+test('a free engine waits for an append that can join its insert instead of inserting twice', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'tributary-writer-'));
+  dirs.push(dir);
+  const real = await WriteAheadLog.open(dir);
+  wals.push(real);
+  // The third append (C's) is slow: it is still being written when the engine finishes A.
+  const appendDelays = [5, 5, 150];
+  let appends = 0;
+  const wal = new Proxy(real, {
+    get(target, prop, receiver) {
+      if (prop === 'append')
+        return async (...args: Parameters<WriteAheadLog['append']>) => {
+          await new Promise((r) => setTimeout(r, appendDelays[appends++] ?? 0));
+          return target.append(...args);
+        };
+      const v = Reflect.get(target, prop, receiver);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  const inserts: InsertUnit[] = [];
+  const writer = new StreamWriter({
+    key: 'default.t',
+    wal,
+    nextSn: 0,
+    idempotency: new IdempotencyWindow(),
+    marks: new ProducerMarks(),
+    insert: async (unit) => {
+      await new Promise((r) => setTimeout(r, unit.first === 0 ? 100 : 2));
+      inserts.push(unit);
+    },
+    onCommitted: () => undefined,
+  });
+  const a = writer.submit(batch([1]));
+  await walHolds(real, 1); // A goes to the engine for 100 ms
+  const b = writer.submit(batch([2]));
+  await walHolds(real, 2); // B is durable at once
+  const c = writer.submit(batch([3])); // C's append takes 150 ms, ending after A's insert
+  await Promise.all([a, b, c]);
+  assert.deepEqual(
+    inserts.map((u) => [u.first, u.count]),
+    [
+      [0, 1],
+      [1, 2],
+    ],
+  );
+  assert.deepEqual(writer.counters, { requests: 3, rows: 3, appends: 3, inserts: 2 });
+});
