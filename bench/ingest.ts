@@ -4,14 +4,21 @@
 // in flight). Printed next to the baseline measured in the same run: a raw chDB insert of the same
 // rows (engine.insert of JSONCompactEachRow into a plain MergeTree table, one insert in flight).
 //   npm run bench -- ingest [--seconds 3] [--rounds 3] [--concurrency 1,4] [--batches 1,100,10000]
+//                           [--clients 1,256]
+// Many clients: 1-row compact requests from `--clients` keep-alive connections (raw sockets, one
+// request in flight each), requests/s and latency p50/p99, beside a bare fastify route on its own
+// port answering the same requests (body read as bytes, 200, empty body) in the same run.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism as availableCores, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import Fastify from 'fastify';
 import { SYSTEM_ACTOR } from '../src/catalog/audit.ts';
 import { Tributary } from '../src/cli/tributary.ts';
 import { DEFAULTS } from '../src/config/config.ts';
 import { silentLogger } from '../src/log/logger.ts';
+import type { WriterCounters } from '../src/stream/stream-writer.ts';
+import { postRequest, runSocketLoad, type SocketLoad } from './socket-load.ts';
 
 const PASSWORD = 'bench-password';
 const COLUMNS = ['t', 'a', 'b', 'c'];
@@ -135,7 +142,8 @@ export default async function main(args: string[] = []): Promise<void> {
   const seconds = Number(arg(args, 'seconds', '3'));
   const rounds = Number(arg(args, 'rounds', '3'));
   const concurrencies = arg(args, 'concurrency', '1,4').split(',').map(Number);
-  const batches = arg(args, 'batches', '1,100,10000').split(',').map(Number);
+  const batches = arg(args, 'batches', '1,100,10000').split(',').filter(Boolean).map(Number);
+  const clients = arg(args, 'clients', '1,256').split(',').filter(Boolean).map(Number);
   const dataDir = await mkdtemp(join(tmpdir(), 'tributary-bench-ingest-'));
   const rss = new RssPeak();
   const trb = await Tributary.open(
@@ -277,6 +285,7 @@ export default async function main(args: string[] = []): Promise<void> {
           `    (per round, rows/s, ${b.format}: ${b.case.rates.map((r) => Math.round(r)).join(' / ')})`,
         );
     }
+    if (clients.length > 0) await manyClients(trb, address, clients, rounds, seconds);
     console.log(`  peak RSS of the whole run: ${mb(process.resourceUsage().maxRSS * 1024)}`);
   } finally {
     rss.stop();
@@ -288,4 +297,146 @@ export default async function main(args: string[] = []): Promise<void> {
 function coresSince(since: NodeJS.CpuUsage, wallMs: number): number {
   const u = process.cpuUsage(since);
   return (u.user + u.system) / 1000 / wallMs;
+}
+
+/** A bare fastify server: the same request answered with no work but reading the body. */
+async function bareFastify(): Promise<{ port: number; close: () => Promise<void> }> {
+  const app = Fastify({ logger: false });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  app.post('/ingest', async (_request, reply) =>
+    reply.status(200).header('x-tributary-rows-written', 1).send(),
+  );
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { port, close: () => app.close() };
+}
+
+/** 1-row compact requests from many keep-alive clients: Tributary beside a bare fastify route. */
+async function manyClients(
+  trb: Tributary,
+  address: string,
+  clientCounts: number[],
+  rounds: number,
+  seconds: number,
+): Promise<void> {
+  const { engine, streams } = trb.services;
+  const url = new URL(address);
+  const bare = await bareFastify();
+  const body = compactBody(makeRows(1, 0));
+  const auth = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`;
+  const headers = { 'content-type': 'application/json', authorization: auth };
+  console.log(
+    `  many clients: 1-row compact requests, raw keep-alive sockets with one request in flight each (${rounds} rounds of ${seconds} s)`,
+  );
+  console.log(
+    `  ${'case'.padEnd(58)} ${'requests/s'.padStart(11)}  vs bare  p50 ms  p99 ms  main µs/req  CPU`,
+  );
+  try {
+    for (const n of clientCounts) {
+      const results: Record<'bare' | 'http', Measured[]> = { bare: [], http: [] };
+      const counters: WriterCounters[] = [];
+      for (let round = 0; round < rounds; round++) {
+        results.bare.push(
+          await measured(() =>
+            runSocketLoad(
+              '127.0.0.1',
+              bare.port,
+              postRequest('127.0.0.1', '/ingest', headers, body),
+              seconds,
+              n,
+            ),
+          ),
+        );
+        const name = `bench_clients_${n}_${round}`;
+        await streams.create(
+          {
+            name,
+            columns: [
+              { name: 't', type: "datetime64(3, 'UTC')" },
+              { name: 'a', type: 'string' },
+              { name: 'b', type: 'int64' },
+              { name: 'c', type: 'float64' },
+            ],
+          },
+          SYSTEM_ACTOR,
+        );
+        const path = `/default/api/v1beta2/streams/${name}/ingest`;
+        const m = await measured(() =>
+          runSocketLoad(
+            url.hostname,
+            Number(url.port),
+            postRequest(url.hostname, path, headers, body),
+            seconds,
+            n,
+          ),
+        );
+        results.http.push(m);
+        counters.push(streams.writerCounters('default', name));
+        const load = m.load;
+        if (load.failures > 0)
+          console.log(`    ${n} clients: ${load.failures} failed requests, first: ${load.firstError}`);
+        const [count] = (await engine.query(`SELECT count() FROM default.${name}`, { format: 'TSV' }))
+          .text()
+          .split('\n');
+        if (Number(count) !== load.requests)
+          console.log(`    ${n} clients: ${count} rows in the stream, ${load.requests} acknowledged`);
+        await streams.drop('default', name);
+      }
+      const rate = (m: Measured) => m.load.requests / m.load.seconds;
+      const bareRate = median(results.bare.map(rate));
+      for (const [label, r] of [
+        [`bare fastify route, ${n} clients`, results.bare],
+        [`HTTP ingest, 1 row/request, ${n} clients`, results.http],
+      ] as const) {
+        const rps = median(r.map(rate));
+        const cells = [
+          fmt(rps),
+          `${((rps / bareRate) * 100).toFixed(0)}%`.padStart(7),
+          median(r.map((m) => m.load.p50))
+            .toFixed(1)
+            .padStart(6),
+          median(r.map((m) => m.load.p99))
+            .toFixed(1)
+            .padStart(6),
+          median(r.map((m) => m.mainUs))
+            .toFixed(0)
+            .padStart(11),
+          median(r.map((m) => m.cores)).toFixed(2),
+        ];
+        console.log(`  ${label.padEnd(58)} ${cells.join('  ')}`);
+      }
+      console.log(
+        `    (group commit: ${counters.map((c) => `${(c.requests / Math.max(1, c.appends)).toFixed(1)} requests per WAL append, ${(c.requests / Math.max(1, c.inserts)).toFixed(1)} per engine insert`).join('; ')})`,
+      );
+      console.log(
+        `    (per round, requests/s, ingest: ${results.http.map((m) => Math.round(rate(m))).join(' / ')}; bare: ${results.bare.map((m) => Math.round(rate(m))).join(' / ')}; ingest p99 ms: ${results.http.map((m) => m.load.p99.toFixed(1)).join(' / ')})`,
+      );
+    }
+  } finally {
+    await bare.close();
+  }
+}
+
+interface Measured {
+  load: SocketLoad;
+  /** Process CPU time / wall time while the load ran. */
+  cores: number;
+  /** Main-thread busy time per completed request (event-loop utilisation x wall / requests), µs. */
+  mainUs: number;
+}
+
+async function measured(run: () => Promise<SocketLoad>): Promise<Measured> {
+  const cpu = process.cpuUsage();
+  const elu = performance.eventLoopUtilization();
+  const t0 = performance.now();
+  const load = await run();
+  const wall = performance.now() - t0;
+  const busy = performance.eventLoopUtilization(elu);
+  return {
+    load,
+    cores: coresSince(cpu, wall),
+    mainUs: (busy.active * 1000) / Math.max(1, load.requests + load.failures),
+  };
 }

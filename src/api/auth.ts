@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Actor, actorOf } from '../catalog/audit.ts';
 import type { User, UserStore } from '../catalog/user-store.ts';
 import { err, isTributaryError } from '../errors/tributary-error.ts';
-import { collectRouteAccess, roleMayCall } from './access.ts';
+import { type Access, collectRouteAccess, roleMayCall } from './access.ts';
 import { AuthThrottle } from './auth-throttle.ts';
 import { clientAddressKey } from './client-address.ts';
 import { CredentialCache } from './credential-cache.ts';
@@ -101,36 +101,67 @@ export function installAuth(
     return pending;
   };
 
-  app.addHook('onRequest', async (request, reply) => {
-    // No route (404): nothing to guard.
-    if (!request.routeOptions.url) return;
-    const access = request.routeOptions.config?.access ?? 'admin';
-    if (access === 'public') return;
-    const creds = credentialsOf(request);
-    if (!creds) throw err('AUTH_REQUIRED');
-    const cacheKey = `${creds.kind} ${creds.value}`;
-    let user: User | undefined;
-    const cached = cache.get(cacheKey);
-    if (cached) user = users.get(cached);
-    if (!user) {
-      // API keys are long random strings checked with a fast hash: no limit needed.
-      try {
-        user =
-          creds.kind === 'basic'
-            ? await sharedCheck(cacheKey, creds.value, request.ip)
-            : users.authenticateApiKey(creds.value);
-      } catch (e) {
-        throw withRetryAfter(reply, e);
-      }
-      if (!user) throw err('AUTH_FAILED');
-      cache.set(cacheKey, user.username);
-    }
+  const admit = (request: FastifyRequest, user: User, access: Access): void => {
     request.user = user;
     if (!roleMayCall(user.role, access)) {
       throw err('FORBIDDEN_READ_ONLY', {
         user: user.username,
         action: `${request.method} ${request.routeOptions.url}`,
       });
+    }
+  };
+
+  const verify = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    creds: { kind: 'basic' | 'apikey'; value: string },
+    cacheKey: string,
+  ): Promise<User> => {
+    let user: User | undefined;
+    // API keys are long random strings checked with a fast hash: no limit needed.
+    try {
+      user =
+        creds.kind === 'basic'
+          ? await sharedCheck(cacheKey, creds.value, request.ip)
+          : users.authenticateApiKey(creds.value);
+    } catch (e) {
+      throw withRetryAfter(reply, e);
+    }
+    if (!user) throw err('AUTH_FAILED');
+    cache.set(cacheKey, user.username);
+    return user;
+  };
+
+  // A callback hook: a request whose credentials are cached (every request of a client after its
+  // first) is admitted synchronously, without a promise; only a real check goes async.
+  app.addHook('onRequest', (request, reply, done) => {
+    // No route (404): nothing to guard.
+    if (!request.routeOptions.url) return done();
+    const access = request.routeOptions.config?.access ?? 'admin';
+    if (access === 'public') return done();
+    try {
+      const creds = credentialsOf(request);
+      if (!creds) throw err('AUTH_REQUIRED');
+      const cacheKey = `${creds.kind} ${creds.value}`;
+      const cached = cache.get(cacheKey);
+      const user = cached ? users.get(cached) : undefined;
+      if (user) {
+        admit(request, user, access);
+        return done();
+      }
+      verify(request, reply, creds, cacheKey).then(
+        (u) => {
+          try {
+            admit(request, u, access);
+            done();
+          } catch (e) {
+            done(e as Error);
+          }
+        },
+        (e: Error) => done(e),
+      );
+    } catch (e) {
+      done(e as Error);
     }
   });
 

@@ -20,7 +20,9 @@ export function requestIdOf(request: IncomingMessage): string {
  * `reqId`.
  */
 export function installRequestId(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook, not an async one: no promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
+    done();
   });
 }

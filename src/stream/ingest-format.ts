@@ -78,11 +78,27 @@ function checkedCharset(raw: string | undefined, contentType: string): string {
   return label;
 }
 
+/** Resolutions already made, by Content-Type and `format` parameter (pure; bounded). */
+const resolved = new Map<string, ResolvedFormat>();
+const RESOLVED_MAX = 256;
+
 /** Pick the body format of an ingest request; throws INVALID_FIELD or UNSUPPORTED_MEDIA_TYPE. */
 export function resolveIngestFormat(
   contentType: string | undefined,
   formatParam: string | undefined,
 ): ResolvedFormat {
+  // Every request of a client sends the same header: its answer is looked up rather than parsed
+  // again (a TextDecoder is built to check the charset). Refusals are not remembered.
+  const key = `${formatParam ?? ''}\u0000${contentType ?? ''}`;
+  const known = resolved.get(key);
+  if (known) return known;
+  const r = resolveUncached(contentType, formatParam);
+  if (resolved.size >= RESOLVED_MAX) resolved.clear();
+  resolved.set(key, Object.freeze(r));
+  return r;
+}
+
+function resolveUncached(contentType: string | undefined, formatParam: string | undefined): ResolvedFormat {
   const media = contentType?.trim() ? parseMediaType(contentType) : undefined;
   const charset = checkedCharset(media?.params.get('charset'), contentType ?? '');
   if (formatParam !== undefined && formatParam !== '') {

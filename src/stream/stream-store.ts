@@ -51,7 +51,7 @@ import {
   modifyMemoryCapStatement,
   modifyTtlStatement,
 } from './stream-tables.ts';
-import type { CommitResult } from './stream-writer.ts';
+import type { CommitResult, WriterCounters } from './stream-writer.ts';
 import { DEFAULT_WAL_OPTIONS, type WalOptions } from './write-ahead-log.ts';
 
 export const STREAM_KIND = 'stream';
@@ -521,6 +521,11 @@ export class StreamStore {
   /** The last tag producer `id` durably wrote into the stream (undefined before its first write). */
   lastProducerTag(db: string, name: string, id: string): ProducerPosition | undefined {
     return this.runtime(db, name).lastProducerTag(id);
+  }
+
+  /** What the stream's writer has done since it opened: requests, rows, WAL appends, engine inserts. */
+  writerCounters(db: string, name: string): WriterCounters {
+    return this.runtime(db, name).writer.counters;
   }
 
   /** The last committed `_tp_sn` of the stream (-1 when it has no rows). */

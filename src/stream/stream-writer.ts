@@ -37,6 +37,14 @@ export interface InsertUnit {
   readonly derived?: boolean;
 }
 
+/** What a writer has done: how many requests and rows each WAL append and engine insert carried. */
+export interface WriterCounters {
+  requests: number;
+  rows: number;
+  appends: number;
+  inserts: number;
+}
+
 export interface StreamWriterOptions {
   /** `db.name`, for logs and errors. */
   key: string;
@@ -71,10 +79,21 @@ interface Run {
 interface Durable {
   readonly runs: Run[];
   readonly mark: AppendMark | undefined | null;
+  /** A request retried alone after its group failed: never merged with others. */
+  readonly solo: boolean;
 }
 
-/** The outcome of inserting a durable group: `failed` is the index of the run the engine refused. */
-interface Applied extends Durable {
+/** One engine insert: consecutive runs of durable groups with the same shape and commit time. */
+interface Merged {
+  readonly unit: InsertUnit;
+  /** The runs it carries, as [group index, run index] into `Applied.groups`. */
+  readonly refs: Array<readonly [number, number]>;
+}
+
+/** The outcome of inserting durable groups: `failed` is the index of the insert the engine refused. */
+interface Applied {
+  readonly groups: Durable[];
+  readonly inserts: Merged[];
   readonly failed?: number;
   readonly error?: unknown;
 }
@@ -82,12 +101,13 @@ interface Applied extends Durable {
 const NEWLINE = Buffer.from('\n');
 
 /**
- * The one writer of a stream. Requests queue up while an insert runs; the writer then commits all
- * of them together (group commit): sequence numbers assigned in order, one WAL append of one record
- * per payload shape, one datasync, one engine insert per shape, then every request is acknowledged
- * and the committed range published. If an insert fails, its WAL records are rolled back and its
- * requests retried one at a time, so only a request the engine refuses fails, and nothing of it
- * is written; sequence numbers stay contiguous.
+ * The one writer of a stream. Requests queue up while the writer is busy; it then commits all of
+ * them together (group commit): sequence numbers assigned in order, one WAL append of one record
+ * per payload shape (one O_DSYNC write), one engine insert per shape (groups made durable while
+ * the engine was busy are inserted together, see pump), then every request is acknowledged and its
+ * committed range published. If an insert fails, its WAL records are rolled back and its requests
+ * retried one at a time, so only a request the engine refuses fails, and nothing of it is written;
+ * sequence numbers stay contiguous.
  */
 export class StreamWriter {
   private readonly queue: Pending[] = [];
@@ -105,6 +125,13 @@ export class StreamWriter {
   private reservedSn: number;
   private committedSnValue: number;
   private lastCommitTime = 0;
+  /** The newest commit time given to a group (times never go back). */
+  private lastAssignedTime = 0;
+  /** The commit time shared by the groups made durable while the engine is busy (see pump). */
+  private sharedTime: number | undefined;
+  private readonly count: WriterCounters = { requests: 0, rows: 0, appends: 0, inserts: 0 };
+  /** Wakes the commit loop when a request arrives while it waits for the engine alone. */
+  private wake: (() => void) | undefined;
 
   constructor(private readonly o: StreamWriterOptions) {
     this.reservedSn = o.nextSn;
@@ -122,6 +149,11 @@ export class StreamWriter {
 
   get queuedRequests(): number {
     return this.queue.length;
+  }
+
+  /** Requests and rows acknowledged, WAL appends and engine inserts made, since the writer started. */
+  get counters(): WriterCounters {
+    return { ...this.count };
   }
 
   submit(batch: PreparedBatch): Promise<CommitResult> {
@@ -182,7 +214,13 @@ export class StreamWriter {
   }
 
   private kick(): void {
-    if (this.running) return;
+    if (this.running) {
+      // The loop may be waiting for the engine only: let it append the new request meanwhile.
+      const wake = this.wake;
+      this.wake = undefined;
+      wake?.();
+      return;
+    }
     this.running = (async () => {
       try {
         await this.pump();
@@ -194,48 +232,86 @@ export class StreamWriter {
   }
 
   /**
-   * The commit loop, a two-stage pipeline: while the engine inserts group N, group N+1 is appended to
-   * the WAL and synced (the engine never sees rows before they are durable, and a datasync waiting
-   * on the disk does not leave the engine idle). Group N+1 is inserted only after group N succeeded.
+   * The commit loop, a pipeline of two stages that run at the same time: the WAL stage makes the
+   * queued requests durable, one group per append, and keeps going while the engine inserts; the
+   * engine stage inserts every group that became durable meanwhile, in order, consecutive groups
+   * of one shape as one insert (groups made durable while the engine is busy share a commit time,
+   * so their rows can reach it in one insert carrying one `log_comment`). The engine never sees a
+   * row before it is durable; a group is inserted only after the ones before it succeeded.
    */
   private async pump(): Promise<void> {
-    let applying: Promise<Applied> | undefined;
+    let walStage: Promise<Durable> | undefined;
+    /** The group being appended shares the commit time of the ready ones (it can join their insert). */
+    let walStageJoins = false;
+    let engineStage: Promise<Applied> | undefined;
+    const ready: Durable[] = [];
     while (!this.failure) {
-      let current: Durable | undefined;
-      if (this.queue.length > 0) {
-        const group = this.takeGroup();
-        const time = Math.max(Date.now(), this.lastCommitTime);
-        const runs = this.buildRuns(group, this.reservedSn, time);
-        this.reservedSn = runs.at(-1)
-          ? (runs.at(-1) as Run).unit.first + (runs.at(-1) as Run).unit.count
-          : this.reservedSn;
-        current = await this.makeDurable(group, runs, time);
+      // A free engine waits for an append that can join its insert (one short durable write)
+      // rather than paying an insert's fixed cost for it separately right after.
+      if (!engineStage && ready.length > 0 && !(walStage && walStageJoins)) {
+        this.sharedTime = undefined;
+        engineStage = this.apply(this.takeReady(ready));
       }
-      if (applying) {
-        const prev = await applying;
-        applying = undefined;
-        if (prev.failed !== undefined) {
-          // Group N failed: its failing run and everything after it, group N+1 included, is rolled
-          // back and queued again (sequence numbers are reassigned).
-          await this.recoverFromFailedRun(prev, current?.mark === null ? undefined : current);
-          continue;
-        }
+      if (!walStage && this.queue.length > 0) {
+        walStageJoins = engineStage !== undefined;
+        walStage = this.stageGroup(walStageJoins);
       }
-      if (!current) break;
-      if (current.mark === null) continue; // its WAL append failed; its requests were rejected
-      applying = this.apply(current);
+      if (!walStage && !engineStage) break;
+      type Event = { durable: Durable } | { applied: Applied } | { arrived: true };
+      const next = await Promise.race<Event>([
+        ...(walStage
+          ? [walStage.then((durable) => ({ durable }))]
+          : [new Promise<{ arrived: true }>((resolve) => (this.wake = () => resolve({ arrived: true })))]),
+        ...(engineStage ? [engineStage.then((applied) => ({ applied }))] : []),
+      ]);
+      this.wake = undefined;
+      if ('arrived' in next) continue;
+      if ('durable' in next) {
+        walStage = undefined;
+        // A failed append has rejected its requests already.
+        if (next.durable.mark !== null) ready.push(next.durable);
+        continue;
+      }
+      engineStage = undefined;
+      if (next.applied.failed !== undefined) {
+        // Everything from the refused insert on is rolled back (newest first) and queued again:
+        // the groups made durable behind it too, and the one being appended once it lands.
+        const appended = walStage ? await walStage : undefined;
+        walStage = undefined;
+        const behind = [...ready.splice(0), ...(appended && appended.mark !== null ? [appended] : [])];
+        await this.recoverFromFailedInsert(next.applied, behind);
+      }
     }
   }
 
-  /** Stage 1: assign the group's records and make them durable in the WAL. */
+  /** Take the queued requests as one group, assign its sequence numbers, and append it to the WAL. */
+  private stageGroup(engineBusy: boolean): Promise<Durable> {
+    const group = this.takeGroup();
+    // Groups made durable while the engine is busy share one commit time, so they can be merged
+    // into one insert when it is free (the time only ever moves forward).
+    let time = this.sharedTime;
+    if (time === undefined || !engineBusy) {
+      time = Math.max(Date.now(), this.lastAssignedTime);
+      this.sharedTime = engineBusy ? time : undefined;
+    }
+    this.lastAssignedTime = time;
+    const runs = this.buildRuns(group, this.reservedSn, time);
+    const last = runs.at(-1);
+    if (last) this.reservedSn = last.unit.first + last.unit.count;
+    return this.makeDurable(group, runs, time);
+  }
+
+  /** Stage 1: make a group's records durable in the WAL. */
   private async makeDurable(group: Pending[], runs: Run[], time: number): Promise<Durable> {
-    if (!this.o.wal) return { runs, mark: undefined };
+    const solo = group[0]?.solo === true;
+    if (!this.o.wal) return { runs, mark: undefined, solo };
     try {
       const mark = await this.o.wal.append(
         runs.map((r) => ({ header: r.header, payload: r.unit.payload })),
         time,
       );
-      return { runs, mark };
+      this.count.appends++;
+      return { runs, mark, solo };
     } catch (e) {
       const failure = err(
         'INGEST_STREAM_FAILED',
@@ -245,22 +321,41 @@ export class StreamWriter {
       this.o.logger?.error({ err: e, stream: this.o.key }, 'WAL append failed');
       for (const p of group) p.reject(failure);
       this.reservedSn = runs[0]?.unit.first ?? this.reservedSn;
-      return { runs: [], mark: null };
+      return { runs: [], mark: null, solo };
     }
   }
 
-  /** Stage 2: insert the runs into the engine in order, acknowledging each. */
-  private async apply(d: Durable): Promise<Applied> {
-    for (let i = 0; i < d.runs.length; i++) {
-      const run = d.runs[i] as Run;
-      try {
-        await this.o.insert(run.unit);
-      } catch (e) {
-        return { ...d, failed: i, error: e };
-      }
-      this.acknowledge(run);
+  /** The durable groups the engine takes next: all that are ready, up to one group's limits. */
+  private takeReady(ready: Durable[]): Durable[] {
+    const maxRows = this.o.maxGroupRows ?? 500_000;
+    const maxBytes = this.o.maxGroupBytes ?? 64 * 1024 * 1024;
+    const taken: Durable[] = [ready.shift() as Durable];
+    let rows = rowsOf(taken[0] as Durable);
+    let bytes = bytesOf(taken[0] as Durable);
+    while (ready.length > 0) {
+      const d = ready[0] as Durable;
+      if (rows + rowsOf(d) > maxRows || bytes + bytesOf(d) > maxBytes) break;
+      taken.push(ready.shift() as Durable);
+      rows += rowsOf(d);
+      bytes += bytesOf(d);
     }
-    return { ...d };
+    return taken;
+  }
+
+  /** Stage 2: insert the groups' runs into the engine in order, acknowledging each. */
+  private async apply(groups: Durable[]): Promise<Applied> {
+    const inserts = mergeRuns(groups);
+    for (let i = 0; i < inserts.length; i++) {
+      const m = inserts[i] as Merged;
+      try {
+        await this.o.insert(m.unit);
+      } catch (e) {
+        return { groups, inserts, failed: i, error: e };
+      }
+      this.count.inserts++;
+      for (const [g, r] of m.refs) this.acknowledge((groups[g] as Durable).runs[r] as Run);
+    }
+    return { groups, inserts };
   }
 
   private takeGroup(): Pending[] {
@@ -342,6 +437,8 @@ export class StreamWriter {
     let sn = first;
     for (const p of run.items) {
       const r = { fromSn: sn, count: p.batch.rows };
+      this.count.requests++;
+      this.count.rows += p.batch.rows;
       if (p.batch.idempotencyId) this.o.idempotency.add(p.batch.idempotencyId, r);
       if (p.batch.producer) this.o.marks.note(p.batch.producer.id, p.batch.producer.tag);
       p.resolve(r);
@@ -350,16 +447,31 @@ export class StreamWriter {
     this.o.onCommitted({ fromSn: first, toSn: first + count - 1 });
   }
 
-  /** Roll back a failed group's tail and queue its requests again (the guilty one alone). */
-  private async recoverFromFailedRun(a: Applied, next: Durable | undefined): Promise<void> {
-    const failed = a.failed as number;
-    const run = a.runs[failed] as Run;
-    const after = next ? next.runs.flatMap((r) => r.items) : [];
-    if (this.o.wal && a.mark) {
+  /**
+   * Roll back the WAL records from the refused insert on (and `behind`, the durable groups not yet
+   * inserted) and queue their requests again: those of the refused insert one by one (a request
+   * alone that was refused is re-encoded once, else it fails), the others as they were.
+   */
+  private async recoverFromFailedInsert(a: Applied, behind: Durable[]): Promise<void> {
+    const failed = a.inserts[a.failed as number] as Merged;
+    const [g0, r0] = failed.refs[0] as readonly [number, number];
+    const runsOf = (m: Merged) => m.refs.map(([g, r]) => (a.groups[g] as Durable).runs[r] as Run);
+    const failedItems = runsOf(failed).flatMap((run) => run.items);
+    const laterItems = [
+      ...a.inserts.slice((a.failed as number) + 1).flatMap((m) => runsOf(m).flatMap((run) => run.items)),
+      ...behind.flatMap((d) => d.runs.flatMap((run) => run.items)),
+    ];
+    this.sharedTime = undefined;
+    if (this.o.wal) {
       try {
-        // Newest first: the next group's records (maybe in a newer segment), then the failed tail.
-        if (next?.mark) await this.o.wal.rollback(next.mark, 0);
-        await this.o.wal.rollback(a.mark, failed);
+        // Newest first: the groups behind, the refused insert's later groups, then its first one's tail.
+        for (const d of [...behind].reverse()) if (d.mark) await this.o.wal.rollback(d.mark, 0);
+        for (let g = a.groups.length - 1; g > g0; g--) {
+          const mark = (a.groups[g] as Durable).mark;
+          if (mark) await this.o.wal.rollback(mark, 0);
+        }
+        const mark = (a.groups[g0] as Durable).mark;
+        if (mark) await this.o.wal.rollback(mark, r0);
       } catch (re) {
         // The WAL now holds records the engine does not: refuse writes until a restart replays them.
         this.failure = err(
@@ -371,17 +483,16 @@ export class StreamWriter {
           { err: re, stream: this.o.key },
           'WAL rollback failed; the stream refuses writes',
         );
-        for (const p of [...a.runs.slice(failed).flatMap((r) => r.items), ...after, ...this.queue.splice(0)])
-          p.reject(this.failure);
+        for (const p of [...failedItems, ...laterItems, ...this.queue.splice(0)]) p.reject(this.failure);
         return;
       }
     }
-    this.reservedSn = run.unit.first;
+    this.reservedSn = failed.unit.first;
     const retry: Pending[] = [];
-    if (run.items.length > 1) {
-      for (const p of run.items) retry.push({ ...p, solo: true });
+    if (failedItems.length > 1) {
+      for (const p of failedItems) retry.push({ ...p, solo: true });
     } else {
-      const p = run.items[0] as Pending;
+      const p = failedItems[0] as Pending;
       if (p.batch.reencode) {
         // The engine refused the request's own bytes (e.g. `1.0` for an integer column): send the
         // values as JavaScript parsed and checked them.
@@ -391,8 +502,59 @@ export class StreamWriter {
         p.reject(engineError(a.error));
       }
     }
-    for (const r of a.runs.slice(failed + 1)) retry.push(...r.items);
-    retry.push(...after);
+    retry.push(...laterItems);
     this.queue.unshift(...retry);
   }
+}
+
+function rowsOf(d: Durable): number {
+  let n = 0;
+  for (const r of d.runs) n += r.unit.count;
+  return n;
+}
+
+function bytesOf(d: Durable): number {
+  let n = 0;
+  for (const r of d.runs) n += r.unit.payload.length;
+  return n;
+}
+
+function sameShape(a: InsertUnit, b: InsertUnit): boolean {
+  if (a.format !== b.format || a.time !== b.time || !!a.derived !== !!b.derived) return false;
+  const ca = a.columns ?? [];
+  const cb = b.columns ?? [];
+  return ca.length === cb.length && ca.every((c, i) => c === cb[i]);
+}
+
+/**
+ * The engine inserts of durable groups, in order: a run joins the insert before it when both have
+ * the same shape and commit time and neither comes from a request retried alone. The sequence
+ * numbers are contiguous, so one `log_comment` (first sequence number, time) numbers them all.
+ */
+function mergeRuns(groups: Durable[]): Merged[] {
+  const out: Array<{ units: InsertUnit[]; refs: Array<readonly [number, number]>; solo: boolean }> = [];
+  groups.forEach((d, g) => {
+    d.runs.forEach((run, r) => {
+      const last = out.at(-1);
+      const head = last?.units[0];
+      if (last && head && !last.solo && !d.solo && sameShape(head, run.unit)) {
+        last.units.push(run.unit);
+        last.refs.push([g, r]);
+      } else {
+        out.push({ units: [run.unit], refs: [[g, r]], solo: d.solo });
+      }
+    });
+  });
+  return out.map(({ units, refs }) => {
+    const head = units[0] as InsertUnit;
+    if (units.length === 1) return { unit: head, refs };
+    const parts: Buffer[] = [];
+    let count = 0;
+    for (const u of units) {
+      if (parts.length > 0) parts.push(NEWLINE);
+      parts.push(u.payload);
+      count += u.count;
+    }
+    return { unit: { ...head, payload: Buffer.concat(parts), count }, refs };
+  });
 }

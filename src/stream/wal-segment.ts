@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import { type FileHandle, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type MarkEntry, maxMarks } from './producer-marks.ts';
@@ -29,6 +30,15 @@ export function parseSegmentFileName(file: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/**
+ * How a segment is opened for appending: O_DSYNC, so each write returns once its bytes (and the
+ * file size) are on disk, as a write followed by fdatasync would, but in one call: a group commit
+ * costs one trip to the libuv pool and back instead of two (measured on ext4 here: 0.4-0.5 ms
+ * against 0.7-1.1 ms per ~9 KB append, one in flight, and the main thread's turn between the two
+ * calls saved under load).
+ */
+const APPEND_FLAGS = constants.O_RDWR | constants.O_DSYNC;
+
 async function syncDir(dir: string): Promise<void> {
   const h = await open(dir, 'r');
   try {
@@ -39,8 +49,9 @@ async function syncDir(dir: string): Promise<void> {
 }
 
 /**
- * One WAL segment file: records appended at the end, synced by the caller (group commit), truncated
- * on rollback. Named by its first sequence number.
+ * One WAL segment file: records appended at the end (durable when `append` answers: the file is
+ * opened O_DSYNC; one append per group commit), truncated on rollback. Named by its first sequence
+ * number.
  */
 export class WalSegment {
   private handle: FileHandle | undefined;
@@ -67,7 +78,7 @@ export class WalSegment {
       { first: firstSn, next: firstSn, records: 0, bytes: 0, firstTime: 0, lastTime: 0, ids: [] },
       false,
     );
-    seg.handle = await open(seg.path, 'wx+');
+    seg.handle = await open(seg.path, APPEND_FLAGS | constants.O_CREAT | constants.O_EXCL);
     await seg.handle.sync();
     await syncDir(dir);
     return seg;
@@ -103,7 +114,7 @@ export class WalSegment {
       addToSummary(summary, r.header.first, r.header.count, r.header.time, r.header.ids, r.header.producers);
     const seg = new WalSegment(dir, summary, !writable);
     if (validLength < bytes.length || writable) {
-      const h = await open(path, 'r+');
+      const h = await open(path, writable ? APPEND_FLAGS : 'r+');
       if (validLength < bytes.length) {
         await h.truncate(validLength);
         await h.sync();
@@ -115,7 +126,10 @@ export class WalSegment {
     return seg;
   }
 
-  /** Append encoded records at the end (not yet durable: call sync). Answers the offset written at. */
+  /**
+   * Append encoded records at the end, durably (O_DSYNC: every write is on disk when it returns).
+   * Answers the offset written at.
+   */
   async append(parts: Buffer[]): Promise<number> {
     if (!this.handle) throw new Error(`WAL segment ${this.path} is not open for writing`);
     const at = this.summary.bytes;
@@ -129,10 +143,6 @@ export class WalSegment {
     }
     this.summary.bytes = at + total;
     return at;
-  }
-
-  async sync(): Promise<void> {
-    await this.handle?.datasync();
   }
 
   /** Record what an append added (after it is durable). */

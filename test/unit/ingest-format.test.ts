@@ -75,3 +75,30 @@ test('unsupported Content-Types and format values are refused', () => {
       e instanceof TributaryError && e.errorName === 'INVALID_FIELD' && /format/.test(e.message),
   );
 });
+
+test('a remembered resolution answers the same as a fresh one; refusals are not remembered', () => {
+  const first = resolveIngestFormat('application/x-ndjson; charset=latin1', undefined);
+  assert.deepEqual(first, { format: 'streaming', charset: 'latin1' });
+  const again = resolveIngestFormat('application/x-ndjson; charset=latin1', undefined);
+  assert.deepEqual(again, first);
+  assert.ok(Object.isFrozen(again), 'a shared answer cannot be changed by a caller');
+  // The same header with a ?format= override is another question.
+  assert.deepEqual(resolveIngestFormat('application/x-ndjson; charset=latin1', 'raw'), {
+    format: 'raw',
+    charset: 'latin1',
+  });
+  for (let i = 0; i < 2; i++) {
+    assert.throws(
+      () => resolveIngestFormat('application/json; charset=no-such-charset', undefined),
+      (e: unknown) => e instanceof TributaryError && e.errorName === 'UNSUPPORTED_MEDIA_TYPE',
+    );
+    assert.throws(
+      () => resolveIngestFormat('application/json', 'csv'),
+      (e: unknown) => e instanceof TributaryError && e.errorName === 'INVALID_FIELD',
+    );
+  }
+  // Many distinct headers: the memory stays bounded and answers stay right.
+  for (let i = 0; i < 1000; i++)
+    assert.equal(resolveIngestFormat(`application/vnd.v${i}+json`, undefined).format, 'compact');
+  assert.deepEqual(resolveIngestFormat('application/x-ndjson; charset=latin1', undefined), first);
+});

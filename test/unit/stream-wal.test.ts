@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { appendFile, mkdtemp, readdir, readFile, rm, truncate } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { appendFile, mkdtemp, readdir, readFile, readlink, rm, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -127,4 +128,45 @@ test('a log whose segments are gone but whose table is ahead continues at the gi
   const empty = await WriteAheadLog.open(dir);
   assert.equal(empty.nextSn, 42);
   await empty.close();
+});
+
+/** The open flags (octal, /proc/self/fdinfo) of this process's descriptors on `path`. */
+async function openFlagsOf(path: string): Promise<number[]> {
+  const flags: number[] = [];
+  for (const fd of await readdir('/proc/self/fd')) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+    if (target !== path) continue;
+    const info = await readFile(`/proc/self/fdinfo/${fd}`, 'utf8').catch(() => '');
+    const m = /^flags:\s*([0-7]+)$/m.exec(info);
+    if (m) flags.push(Number.parseInt(m[1] as string, 8));
+  }
+  return flags;
+}
+
+test('the active segment is written O_DSYNC: an append is durable when it answers, new or reopened', {
+  skip: process.platform !== 'linux' ? '/proc/self/fdinfo is Linux only' : false,
+}, async () => {
+  const dir = await tempDir();
+  const dsync = constants.O_DSYNC;
+  let wal = await WriteAheadLog.open(dir);
+  await wal.append([rec(0, 1)]);
+  const [file] = (await readdir(dir)).filter((f) => f.endsWith('.wal'));
+  const path = join(dir, file as string);
+  let flags = await openFlagsOf(path);
+  assert.ok(flags.length > 0, 'the segment is open');
+  assert.ok(
+    flags.every((f) => (f & dsync) === dsync),
+    `O_DSYNC set: ${flags.map((f) => f.toString(8))}`,
+  );
+  await wal.close();
+  wal = await WriteAheadLog.open(dir);
+  await wal.append([rec(1, 1)]);
+  flags = await openFlagsOf(path);
+  assert.ok(flags.length > 0 && flags.every((f) => (f & dsync) === dsync), 'reopened for appending O_DSYNC');
+  await wal.close();
+  const { records } = decodeRecords(await readFile(path));
+  assert.deepEqual(
+    records.map((r) => r.header.first),
+    [0, 1],
+  );
 });

@@ -233,3 +233,139 @@ test("a group of materialized views' outputs is marked derived (its insert runs 
     [true, false],
   );
 });
+
+/** Resolve once the WAL holds `n` records (the writer appends while the engine inserts). */
+async function walHolds(wal: WriteAheadLog, n: number): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if ((await walRecords(wal)).length >= n) return;
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  throw new Error(`the WAL never held ${n} records`);
+}
+
+async function walTimes(wal: WriteAheadLog): Promise<number[]> {
+  const out: number[] = [];
+  for await (const r of wal.recordsFrom(0)) out.push(r.header.time);
+  return out;
+}
+
+test('groups made durable while the engine inserts share a commit time and reach it as one insert', async () => {
+  const h = await setup(() => false, 60);
+  const a = h.writer.submit(batch([1]));
+  await walHolds(h.wal, 1); // A is with the engine for 60 ms
+  const b = h.writer.submit(batch([2, 3]));
+  await walHolds(h.wal, 2); // B is durable, waiting for the engine
+  const c = h.writer.submit(batch([4]));
+  await walHolds(h.wal, 3); // C too, in its own WAL record
+  assert.deepEqual(await Promise.all([a, b, c]), [
+    { fromSn: 0, count: 1 },
+    { fromSn: 1, count: 2 },
+    { fromSn: 3, count: 1 },
+  ]);
+  assert.deepEqual(await walRecords(h.wal), [
+    [0, 1],
+    [1, 2],
+    [3, 1],
+  ]);
+  const times = await walTimes(h.wal);
+  assert.equal(times[1], times[2], 'B and C share a commit time');
+  assert.ok((times[0] as number) <= (times[1] as number), 'times never go back');
+  // Two engine inserts: A, then B and C together, numbered from B's first sequence number.
+  assert.deepEqual(
+    h.inserts.map((u) => [u.first, u.count, u.time]),
+    [
+      [0, 1, times[0]],
+      [1, 3, times[1]],
+    ],
+  );
+  assert.equal(h.inserts[1]?.payload.toString(), '[2],[3]\n[4]');
+  assert.deepEqual(h.writer.counters, { requests: 3, rows: 4, appends: 3, inserts: 2 });
+  // Each request's range is still published on its own, in order.
+  assert.deepEqual(
+    h.ranges.map((r) => [r.fromSn, r.toSn]),
+    [
+      [0, 0],
+      [1, 2],
+      [3, 3],
+    ],
+  );
+});
+
+test('a merged insert the engine refuses: only the guilty request fails, the WAL and numbering stay exact', async () => {
+  const h = await setup((unit) => unit.payload.toString().includes('666'), 40);
+  const a = h.writer.submit(batch([1]));
+  await walHolds(h.wal, 1);
+  const b = h.writer.submit(batch([2]));
+  await walHolds(h.wal, 2);
+  const bad = h.writer.submit(batch([666]));
+  await walHolds(h.wal, 3);
+  const c = h.writer.submit(batch([3]));
+  const [ra, rb, rbad, rc] = await Promise.allSettled([a, b, bad, c]);
+  assert.deepEqual(ra, { status: 'fulfilled', value: { fromSn: 0, count: 1 } });
+  assert.deepEqual(rb, { status: 'fulfilled', value: { fromSn: 1, count: 1 } });
+  assert.equal(rbad?.status, 'rejected');
+  assert.equal((rbad as PromiseRejectedResult).reason.code, 27);
+  assert.deepEqual(rc, { status: 'fulfilled', value: { fromSn: 2, count: 1 } });
+  assert.deepEqual(
+    [...h.table.entries()].sort((x, y) => x[0] - y[0]),
+    [
+      [0, '[1]'],
+      [1, '[2]'],
+      [2, '[3]'],
+    ],
+  );
+  assert.deepEqual(await walRecords(h.wal), [
+    [0, 1],
+    [1, 1],
+    [2, 1],
+  ]);
+  assert.equal(h.writer.committedSn, 2);
+});
+
+test('a free engine waits for an append that can join its insert instead of inserting twice', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'tributary-writer-'));
+  dirs.push(dir);
+  const real = await WriteAheadLog.open(dir);
+  wals.push(real);
+  // The third append (C's) is slow: it is still being written when the engine finishes A.
+  const appendDelays = [5, 5, 150];
+  let appends = 0;
+  const wal = new Proxy(real, {
+    get(target, prop, receiver) {
+      if (prop === 'append')
+        return async (...args: Parameters<WriteAheadLog['append']>) => {
+          await new Promise((r) => setTimeout(r, appendDelays[appends++] ?? 0));
+          return target.append(...args);
+        };
+      const v = Reflect.get(target, prop, receiver);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  const inserts: InsertUnit[] = [];
+  const writer = new StreamWriter({
+    key: 'default.t',
+    wal,
+    nextSn: 0,
+    idempotency: new IdempotencyWindow(),
+    marks: new ProducerMarks(),
+    insert: async (unit) => {
+      await new Promise((r) => setTimeout(r, unit.first === 0 ? 100 : 2));
+      inserts.push(unit);
+    },
+    onCommitted: () => undefined,
+  });
+  const a = writer.submit(batch([1]));
+  await walHolds(real, 1); // A goes to the engine for 100 ms
+  const b = writer.submit(batch([2]));
+  await walHolds(real, 2); // B is durable at once
+  const c = writer.submit(batch([3])); // C's append takes 150 ms, ending after A's insert
+  await Promise.all([a, b, c]);
+  assert.deepEqual(
+    inserts.map((u) => [u.first, u.count]),
+    [
+      [0, 1],
+      [1, 2],
+    ],
+  );
+  assert.deepEqual(writer.counters, { requests: 3, rows: 3, appends: 3, inserts: 2 });
+});
