@@ -17,6 +17,7 @@ import { carryLiteral, carryMarker, keyedCarryLiteral } from './lag-rewrite.ts';
 import type { ExecutionProgress, PipelineStep, ResultSink, SourceLag } from './result-sink.ts';
 import { SESSION_ROWS, sessionRowsSql } from './session-planner.ts';
 import { type SavedSessions, type Session, type SessionRow, SessionTracker } from './session-tracker.ts';
+import { identicalRunKey } from './shared-runs.ts';
 import { sharedGroupKey } from './shared-step-reads.ts';
 import { type CommittedRanges, SourceCursor } from './source-cursor.ts';
 import { P } from './sql-template.ts';
@@ -143,6 +144,42 @@ export class StreamingExecution implements RowsPlan {
    * tags its hand-overs and saves checkpoints; without, nothing of that costs anything.
    */
   async run(sink: ResultSink, signal: AbortSignal, durability?: Durability): Promise<void> {
+    // Identical queries starting where a running one stands run once (shared-runs.ts).
+    const runs = durability ? undefined : this.ranges.shared?.runs;
+    const key = runs ? identicalRunKey(this.program, this.alsoReads) : undefined;
+    if (!runs || key === undefined) return this.execute(sink, signal, durability);
+    return runs.run<StreamingExecution>(
+      key,
+      this.program.startAfter,
+      this,
+      sink,
+      signal,
+      (all, stop) => this.execute(all, stop),
+      (run) => {
+        this.servedBy = run === this ? undefined : run;
+      },
+    );
+  }
+
+  /** The run serving this query when it joined an identical one (its progress is that run's). */
+  private servedBy: StreamingExecution | undefined;
+  /** Events applied so far, and whether one is in flight (`joinableAt`). */
+  private eventsApplied = 0;
+  private inEvent = false;
+
+  joinableAt(startAfter: readonly number[]): boolean {
+    if (this.inEvent || (this.status !== 'pending' && this.status !== 'running')) return false;
+    const at = this.cursorsNow.length > 0 ? this.cursorsNow.map((c) => c.after) : this.startAfter;
+    if (at.length !== startAfter.length || at.some((a, i) => a !== startAfter[i])) return false;
+    if (this.eventsApplied === 0) return true;
+    // A tail's next rows depend on nothing but the range (no count of what it emitted before).
+    const p = this.program;
+    return (
+      p.tail !== undefined && p.limit === undefined && !p.tail.has(P.emitVersion) && !p.tail.has(P.emitted)
+    );
+  }
+
+  private async execute(sink: ResultSink, signal: AbortSignal, durability?: Durability): Promise<void> {
     const p = this.program;
     const ranges = new DerivedRanges(this.ranges);
     const childAbort = new AbortController();
@@ -206,7 +243,13 @@ export class StreamingExecution implements RowsPlan {
       /** Run one event: journaled first when durable; a checkpoint after it when one is due. */
       const event = async (body: EventBody) => {
         if (log) await log.begin(body);
-        await this.apply(body, cursors, state, out);
+        this.inEvent = true;
+        try {
+          await this.apply(body, cursors, state, out);
+        } finally {
+          this.inEvent = false;
+          this.eventsApplied++;
+        }
         if (!log) return;
         log.end();
         if (log.due) await this.checkpoint(log, cursors, state);
@@ -304,6 +347,7 @@ export class StreamingExecution implements RowsPlan {
   }
 
   progress(): ExecutionProgress {
+    if (this.servedBy) return this.servedBy.progress();
     return { ...this.progressStats, sources: this.sourceLags() };
   }
 
@@ -328,6 +372,7 @@ export class StreamingExecution implements RowsPlan {
 
   /** Per source stream key: the last `_tp_sn` processed so far (materialized view stats). */
   processedSn(): Record<string, number> {
+    if (this.servedBy) return this.servedBy.processedSn();
     const out: Record<string, number> = {};
     for (const c of this.cursorsNow)
       if (!DerivedRanges.isDerivedKey(c.source.key)) out[c.source.key] = c.after;
@@ -336,6 +381,7 @@ export class StreamingExecution implements RowsPlan {
 
   /** Source nodes (each stream's committed and processed positions), then the steps in order. */
   pipeline(): PipelineStep[] {
+    if (this.servedBy) return this.servedBy.pipeline();
     const sources: PipelineStep[] = this.sourceLags().map((lag, i) => ({
       id: i,
       name: `Source ${lag.stream}`,
