@@ -61,7 +61,16 @@ export class SharedRuns {
       set = new Set();
       this.entries.set(key, set);
     }
-    const entry: Entry = { run: candidate, members: new Set(), abort: new AbortController(), ended: false };
+    let ended!: () => void;
+    const entry: Entry = {
+      run: candidate,
+      members: new Set(),
+      abort: new AbortController(),
+      ended: false,
+      finished: new Promise<void>((resolve) => {
+        ended = resolve;
+      }),
+    };
     set.add(entry);
     serving(candidate);
     const joined = this.member(entry, sink, signal);
@@ -78,10 +87,12 @@ export class SharedRuns {
         );
       },
     };
-    execute(fan, entry.abort.signal).then(
-      () => this.end(key, entry),
-      (e: unknown) => this.end(key, entry, e),
-    );
+    execute(fan, entry.abort.signal)
+      .then(
+        () => this.end(key, entry),
+        (e: unknown) => this.end(key, entry, e),
+      )
+      .finally(ended);
     return joined;
   }
 
@@ -89,9 +100,9 @@ export class SharedRuns {
     return new Promise<void>((resolve, reject) => {
       const m: Member = { sink, resolve, reject, signal, onAbort: () => this.leave(entry, m) };
       if (signal.aborted) {
-        resolve();
-        if (entry.members.size === 0) entry.abort.abort();
-        return;
+        if (entry.members.size > 0) return resolve();
+        entry.abort.abort();
+        return void entry.finished.then(resolve);
       }
       entry.members.add(m);
       signal.addEventListener('abort', m.onAbort, { once: true });
@@ -102,9 +113,11 @@ export class SharedRuns {
   private leave(entry: Entry, m: Member, error?: unknown): void {
     if (!entry.members.delete(m)) return;
     m.signal.removeEventListener('abort', m.onAbort);
-    if (error === undefined) m.resolve();
-    else m.reject(error);
-    if (entry.members.size === 0) entry.abort.abort();
+    const settle = () => (error === undefined ? m.resolve() : m.reject(error));
+    if (entry.members.size > 0) return settle();
+    // The last member ends once the run has stopped and dropped what it kept (as a query alone does).
+    entry.abort.abort();
+    void entry.finished.then(settle);
   }
 
   /** The run ended (LIMIT reached, stopped, or failed): every member ends with it. */
@@ -128,6 +141,8 @@ interface Entry {
   /** Stops the run once no member is left. */
   abort: AbortController;
   ended: boolean;
+  /** Settles once the run has stopped and cleaned up. */
+  finished: Promise<void>;
 }
 
 interface Member {
