@@ -1,7 +1,7 @@
 import { SharedRuns } from './shared-runs.ts';
 import { P } from './sql-template.ts';
-import { VOLATILE } from './volatile-functions.ts';
 import type { StreamingProgram } from './streaming-program.ts';
+import { VOLATILE } from './volatile-functions.ts';
 
 /**
  * Shared reads of streaming steps (issue 12): several executions running the same tail SQL over

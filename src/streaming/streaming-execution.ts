@@ -29,6 +29,8 @@ import { millisFromNanos } from './window-time.ts';
 
 /** Rows a single step reads at most (a long backfill runs as several steps). */
 const MAX_STEP_ROWS = 1_000_000;
+/** An aggregation folding on its period's ticks folds earlier once a source has this many rows pending. */
+const DEFERRED_STEP_ROWS = 100_000;
 /** Compact the state table after this many folds. */
 const COMPACT_EVERY = 64;
 
@@ -228,6 +230,8 @@ export class StreamingExecution implements RowsPlan {
       const policy = p.policy;
       const periodicMs = policy.shape !== 'tail' ? policy.periodicMs : undefined;
       const timeoutMs = policy.shape === 'window' ? policy.timeoutMs : undefined;
+      const foldsOnTick =
+        state !== undefined && periodicMs !== undefined && timeoutMs === undefined && !p.session && !p.join;
       this.nextPeriodic = periodicMs ? Date.now() + periodicMs : Number.POSITIVE_INFINITY;
       this.lastRowsAt = Date.now();
       // Only a query told to start in the past backfills; rows committed while it was being
@@ -263,7 +267,15 @@ export class StreamingExecution implements RowsPlan {
           continue;
         }
         const pending = cursors.filter((c) => c.pending > 0);
-        if (pending.length > 0) {
+        // An aggregation that only emits on its period folds what is pending when the period is
+        // due (or once much is pending), not at every commit: one engine call per period instead
+        // of one per commit, and the emit still covers every row committed before the tick.
+        const deferred =
+          foldsOnTick &&
+          !this.backfill &&
+          Date.now() < this.nextPeriodic &&
+          pending.every((c) => c.pending < DEFERRED_STEP_ROWS);
+        if (pending.length > 0 && !deferred) {
           const stepRanges = cursors.map((c): [number, number] => {
             const r = c.pending > 0 ? c.nextRange(MAX_STEP_ROWS) : { lo: c.after, hi: c.after };
             const hi = this.sharedGroup ? this.ranges.shared!.align(this.sharedGroup, r.lo, r.hi) : r.hi;
@@ -377,6 +389,12 @@ export class StreamingExecution implements RowsPlan {
     for (const c of this.cursorsNow)
       if (!DerivedRanges.isDerivedKey(c.source.key)) out[c.source.key] = c.after;
     return out;
+  }
+
+  /** Engine calls per step name so far (benches, tests). */
+  stepCalls(): Record<string, number> {
+    if (this.servedBy) return this.servedBy.stepCalls();
+    return Object.fromEntries([...this.steps.values()].map((s) => [s.name, s.calls]));
   }
 
   /** Source nodes (each stream's committed and processed positions), then the steps in order. */

@@ -59,7 +59,7 @@ async function send(n: number): Promise<void> {
 const sorted = (rows: unknown[][]) => rows.map((r) => JSON.stringify(r)).sort();
 
 test('identical window aggregations started at one position run once; each client gets every window', async () => {
-  const sql = "SELECT window_end, count() AS c, max(i) AS m FROM tumble(same_src, t, 5s) GROUP BY window_end";
+  const sql = 'SELECT window_end, count() AS c, max(i) AS m FROM tumble(same_src, t, 5s) GROUP BY window_end';
   const before = { joined: runs.joined, running: runs.running };
   const a = await start(sql);
   const b = await start(sql);
@@ -128,4 +128,26 @@ test('a tail joins an identical tail standing at its start; a failing client fai
   assert.deepEqual(second.rows, first.rows.slice(6));
   for (const cl of [first, second]) cl.stop.abort();
   await Promise.all([first.done, second.done]);
+});
+
+test('an aggregation emitting on its period folds what is pending at the tick, not at every commit', async () => {
+  const sql = 'SELECT k, count() AS c, max(i) AS m FROM same_src GROUP BY k EMIT PERIODIC 5s';
+  const client = await start(sql);
+  const from = next;
+  // Ten commits well inside one period.
+  for (let s = 0; s < 10; s++) await send(3);
+  await eventually('the tick emitted', async () => client.rows.length >= 3, 30_000);
+  const calls = (client.plan as unknown as { stepCalls(): Record<string, number> }).stepCalls();
+  assert.ok((calls.Aggregate ?? 0) < 10, `folds: ${JSON.stringify(calls)}`);
+  const expected = await q.rows(
+    `SELECT k, count(), max(i) FROM table(same_src) WHERE i >= ${from} GROUP BY k ORDER BY k`,
+  );
+  const got = client.rows.slice(-3).map((r) => [r[0], Number(r[1]), Number(r[2])]);
+  got.sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+  assert.deepEqual(
+    got,
+    expected.map((r) => [r[0], Number(r[1]), Number(r[2])]),
+  );
+  client.stop.abort();
+  await client.done;
 });
