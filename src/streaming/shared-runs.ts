@@ -100,9 +100,12 @@ export class SharedRuns {
     return new Promise<void>((resolve, reject) => {
       const m: Member = { sink, resolve, reject, signal, onAbort: () => this.leave(entry, m) };
       if (signal.aborted) {
-        if (entry.members.size > 0) return resolve();
-        entry.abort.abort();
-        return void entry.finished.then(resolve);
+        if (entry.members.size > 0) resolve();
+        else {
+          entry.abort.abort();
+          void entry.finished.then(resolve);
+        }
+        return;
       }
       entry.members.add(m);
       signal.addEventListener('abort', m.onAbort, { once: true });
@@ -114,7 +117,10 @@ export class SharedRuns {
     if (!entry.members.delete(m)) return;
     m.signal.removeEventListener('abort', m.onAbort);
     const settle = () => (error === undefined ? m.resolve() : m.reject(error));
-    if (entry.members.size > 0) return settle();
+    if (entry.members.size > 0) {
+      settle();
+      return;
+    }
     // The last member ends once the run has stopped and dropped what it kept (as a query alone does).
     entry.abort.abort();
     void entry.finished.then(settle);
