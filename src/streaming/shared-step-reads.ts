@@ -1,4 +1,3 @@
-import { CombinedTailReads } from './combined-tail-reads.ts';
 import { SharedRuns } from './shared-runs.ts';
 import { P } from './sql-template.ts';
 import type { StreamingProgram } from './streaming-program.ts';
@@ -28,8 +27,6 @@ import { VOLATILE } from './volatile-functions.ts';
 export class SharedStepReads {
   /** Identical queries run once (shared-runs.ts): the other half of sharing work between executions. */
   readonly runs = new SharedRuns();
-  /** Distinct tails of one stream stepping together read in one engine call (combined-tail-reads.ts). */
-  readonly combined = new CombinedTailReads();
   private readonly groups = new Map<string, Group>();
   private readonly results = new Map<string, Kept>();
   private keptBytes = 0;

@@ -97,8 +97,6 @@ export class StreamingExecution implements RowsPlan {
   /** Last emitted row per group, for EMIT CHANGELOG retractions. */
   private readonly lastEmitted = new Map<string, unknown[]>();
 
-  /** The streams whose flush locks every statement holds (sorted). */
-  private readonly lockKeys: readonly string[];
   /** The engine, each statement holding the flush locks of the streams this query reads. */
   private readonly engine: Engine;
   /** Per source: where the first run of this execution started (a restore takes it back). */
@@ -114,10 +112,9 @@ export class StreamingExecution implements RowsPlan {
     /** Streams read other than the sources (e.g. `table(s)` joined in). */
     private readonly alsoReads: readonly string[] = [],
   ) {
-    const keys = [...new Set([...program.sources.map((s) => s.key), ...alsoReads])]
-      .filter((k) => !DerivedRanges.isDerivedKey(k))
-      .sort();
-    this.lockKeys = keys;
+    const keys = [...new Set([...program.sources.map((s) => s.key), ...alsoReads])].filter(
+      (k) => !DerivedRanges.isDerivedKey(k),
+    );
     // Reading steps carry SQL derived from the user's query: they run under the engine's readonly.
     // Every step runs on the engine's `stream` sessions, so commits never queue behind steps.
     const engine = userSqlEngine(laneEngine(rawEngine, 'stream'));
@@ -643,18 +640,7 @@ export class StreamingExecution implements RowsPlan {
         const text =
           group && shared
             ? await this.timed('Tail', async () => {
-                const alone = async () => (await read()).text();
-                // Other tails over the same streams stepping now read in the same engine call.
-                const together = async (combined: string) =>
-                  (
-                    await this.engine.query(combined, {
-                      settings: { max_threads: 1 },
-                      format: 'TabSeparatedRaw',
-                    })
-                  ).text();
-                const t = await shared.read(group, sql, () =>
-                  shared.combined.read(this.lockKeys.join('\u0000'), sql, alone, together),
-                );
+                const t = await shared.read(group, sql, async () => (await read()).text());
                 return { text: () => t };
               })
             : await this.timed('Tail', read);
