@@ -165,6 +165,8 @@ export class StreamingExecution implements RowsPlan {
 
   /** The run serving this query when it joined an identical one (its progress is that run's). */
   private servedBy: StreamingExecution | undefined;
+  /** A step ran since the periodic emit became due (the emit goes next). */
+  private steppedForTick = false;
   /** Events applied so far, and whether one is in flight (`joinableAt`). */
   private eventsApplied = 0;
   private inEvent = false;
@@ -270,22 +272,25 @@ export class StreamingExecution implements RowsPlan {
         // An aggregation that only emits on its period folds what is pending when the period is
         // due (or once much is pending), not at every commit: one engine call per period instead
         // of one per commit, and the emit still covers every row committed before the tick.
+        const tickDue = Date.now() >= this.nextPeriodic;
         const deferred =
-          foldsOnTick &&
-          !this.backfill &&
-          Date.now() < this.nextPeriodic &&
-          pending.every((c) => c.pending < DEFERRED_STEP_ROWS);
-        if (pending.length > 0 && !deferred) {
+          foldsOnTick && !this.backfill && !tickDue && pending.every((c) => c.pending < DEFERRED_STEP_ROWS);
+        // A due tick gets one step first, then its emit: commits arriving during each step must
+        // not keep the periodic emit from ever running.
+        const emitFirst = tickDue && this.steppedForTick && !this.backfill;
+        if (pending.length > 0 && !deferred && !emitFirst) {
           const stepRanges = cursors.map((c): [number, number] => {
             const r = c.pending > 0 ? c.nextRange(MAX_STEP_ROWS) : { lo: c.after, hi: c.after };
             const hi = this.sharedGroup ? this.ranges.shared!.align(this.sharedGroup, r.lo, r.hi) : r.hi;
             return [r.lo, hi];
           });
           await event({ kind: 'step', ranges: stepRanges, ...(this.backfill ? { backfill: true } : {}) });
+          if (tickDue) this.steppedForTick = true;
           continue;
         }
         const now = Date.now();
         if (now >= this.nextPeriodic) {
+          this.steppedForTick = false;
           // At least 1 ms ahead: a period below the clock's grain (`1us`, `1ns`, accepted as in
           // Proton) runs every millisecond instead of re-arming in the past and spinning.
           this.nextPeriodic = now + Math.max(periodicMs ?? 0, 1);
