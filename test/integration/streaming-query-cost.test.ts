@@ -1,8 +1,11 @@
 /**
- * Identical streaming queries run once (issue 12, src/streaming/shared-runs.ts): a query whose
- * program equals a running one's and that starts where that run stands joins it; every member gets
- * exactly the rows it would have computed alone, a member that leaves does not stop the others,
- * and a query that would not get the same rows (another start, another SQL) runs alone.
+ * What many streaming queries cost (issue 12), with results unchanged:
+ * - identical queries run once (src/streaming/shared-runs.ts): a query whose program equals a
+ *   running one's and that starts where that run stands joins it; every member gets exactly the
+ *   rows it would have computed alone, a member that leaves does not stop the others, and a query
+ *   that would not get the same rows (another start, another SQL) runs alone;
+ * - an aggregation emitting on its period folds at the tick, not at every commit;
+ * - a due periodic emit runs while commits keep arriving.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -148,6 +151,29 @@ test('an aggregation emitting on its period folds what is pending at the tick, n
     got,
     expected.map((r) => [r[0], Number(r[1]), Number(r[2])]),
   );
+  client.stop.abort();
+  await client.done;
+});
+
+test('a periodic emit runs while commits keep arriving (one step, then the emit)', async () => {
+  const client = await start('SELECT count() AS c FROM same_src EMIT PERIODIC 100ms');
+  let writing = true;
+  let sent = 0;
+  let emitsWhileWriting = 0;
+  const writer = (async () => {
+    while (writing) {
+      await send(5);
+      sent += 5;
+    }
+  })();
+  await eventually('emits while rows keep coming', async () => {
+    emitsWhileWriting = client.rows.length;
+    return emitsWhileWriting >= 3;
+  });
+  writing = false;
+  await writer;
+  assert.ok(emitsWhileWriting >= 3);
+  await eventually('the last emit counts every row', async () => Number(client.rows.at(-1)?.[0]) === sent);
   client.stop.abort();
   await client.done;
 });
