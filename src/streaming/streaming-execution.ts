@@ -31,6 +31,8 @@ import { millisFromNanos } from './window-time.ts';
 const MAX_STEP_ROWS = 1_000_000;
 /** An aggregation folding on its period's ticks folds earlier once a source has this many rows pending. */
 const DEFERRED_STEP_ROWS = 100_000;
+/** ... and at the latest this long after its last step, so that its lag and checkpoints stay recent. */
+const DEFERRED_STEP_MS = 1000;
 /** Compact the state table after this many folds. */
 const COMPACT_EVERY = 64;
 
@@ -165,6 +167,8 @@ export class StreamingExecution implements RowsPlan {
 
   /** The run serving this query when it joined an identical one (its progress is that run's). */
   private servedBy: StreamingExecution | undefined;
+  /** When the last step ran (epoch ms; deferred folds wait at most `DEFERRED_STEP_MS` after it). */
+  private lastStepAt = 0;
   /** A step ran since the periodic emit became due (the emit goes next). */
   private steppedForTick = false;
   /** Events applied so far, and whether one is in flight (`joinableAt`). */
@@ -274,7 +278,11 @@ export class StreamingExecution implements RowsPlan {
         // of one per commit, and the emit still covers every row committed before the tick.
         const tickDue = Date.now() >= this.nextPeriodic;
         const deferred =
-          foldsOnTick && !this.backfill && !tickDue && pending.every((c) => c.pending < DEFERRED_STEP_ROWS);
+          foldsOnTick &&
+          !this.backfill &&
+          !tickDue &&
+          Date.now() < this.lastStepAt + DEFERRED_STEP_MS &&
+          pending.every((c) => c.pending < DEFERRED_STEP_ROWS);
         // A due tick gets one step first, then its emit: commits arriving during each step must
         // not keep the periodic emit from ever running.
         const emitFirst = tickDue && this.steppedForTick && !this.backfill;
@@ -286,6 +294,7 @@ export class StreamingExecution implements RowsPlan {
           });
           await event({ kind: 'step', ranges: stepRanges, ...(this.backfill ? { backfill: true } : {}) });
           if (tickDue) this.steppedForTick = true;
+          this.lastStepAt = Date.now();
           continue;
         }
         const now = Date.now();
@@ -311,6 +320,8 @@ export class StreamingExecution implements RowsPlan {
             ? this.lastRowsAt + timeoutMs
             : Number.POSITIVE_INFINITY,
           log?.dueAt ?? Number.POSITIVE_INFINITY,
+          // Deferred rows are folded at the latest `DEFERRED_STEP_MS` after the last step.
+          pending.length > 0 ? this.lastStepAt + DEFERRED_STEP_MS : Number.POSITIVE_INFINITY,
         );
         await this.sleep(waitUntil - now);
       }
