@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { SYSTEM_ACTOR } from '../src/catalog/audit.ts';
 import { Tributary } from '../src/cli/tributary.ts';
 import { DEFAULTS } from '../src/config/config.ts';
+import type { Engine } from '../src/engine/engine.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import type { RowsPlan } from '../src/queries/execution.ts';
 import { option, percentile } from './bench-args.ts';
@@ -36,6 +37,9 @@ interface LoadResult {
   ackP50: number;
   ackP99: number;
   cpu: number;
+  /** Engine queries per second (the executor's; the writer inserts) and their engine-reported ms per second. */
+  queryCalls: number;
+  queryEngineMs: number;
 }
 
 /** Offer `rate` rows/s for `seconds`; answers the acknowledged rate and the ack latencies. */
@@ -47,6 +51,7 @@ async function offer(trb: Tributary, rate: number, seconds: number, intervalMs: 
   let inFlight = 0;
   const pending: Promise<void>[] = [];
   const cpu0 = process.cpuUsage();
+  const calls0 = { ...engineCalls };
   const started = performance.now();
   const end = started + seconds * 1000;
   let k = 0;
@@ -79,6 +84,29 @@ async function offer(trb: Tributary, rate: number, seconds: number, intervalMs: 
     ackP50: percentile(acks, 50),
     ackP99: percentile(acks, 99),
     cpu: (used.user + used.system) / 1000 / wall,
+    queryCalls: ((engineCalls.query - calls0.query) / wall) * 1000,
+    queryEngineMs: ((engineCalls.engineMs - calls0.engineMs) / wall) * 1000,
+  };
+}
+
+/** The executor's engine calls (`query`; the stream writer uses `insert`) and their engine-reported ms. */
+const engineCalls = { query: 0, engineMs: 0 };
+export const kinds = new Map<string, { n: number; ms: number }>();
+
+function countQueryCalls(engine: Engine): void {
+  const query = engine.query.bind(engine);
+  engine.query = async (...a) => {
+    const r = await query(...a);
+    engineCalls.query++;
+    engineCalls.engineMs += r.elapsedMs;
+    if (process.env.FANOUT_KINDS) {
+      const kind = String(a[0]).slice(0, 40).replace(/\d+/g, '#');
+      const k = kinds.get(kind) ?? { n: 0, ms: 0 };
+      k.n++;
+      k.ms += r.elapsedMs;
+      kinds.set(kind, k);
+    }
+    return r;
   };
 }
 
@@ -111,6 +139,7 @@ export default async function main(args: string[]): Promise<void> {
     { ...DEFAULTS, dataDir, port: 0, host: '127.0.0.1', adminPassword: 'bench-password', logLevel: 'silent' },
     silentLogger(),
   );
+  countQueryCalls(trb.services.engine);
   const abort = new AbortController();
   setMaxListeners(0, abort.signal);
   const runs: Promise<void>[] = [];
@@ -177,12 +206,22 @@ export default async function main(args: string[]): Promise<void> {
       `${String(queries).padStart(3)} queries   | ${f(withQueries.offered)}       | ${f(withQueries.acked)}     | ${String(Math.round((withQueries.acked / base.acked) * 100)).padStart(6)}% | ${withQueries.ackP50.toFixed(1).padStart(5)} ms | ${withQueries.ackP99.toFixed(1).padStart(5)} ms | ${withQueries.cpu.toFixed(2)}`,
     );
     console.log(
+      `engine queries: ${Math.round(base.queryCalls)}/s (${Math.round(base.queryEngineMs)} engine ms/s) without queries, ${Math.round(withQueries.queryCalls)}/s (${Math.round(withQueries.queryEngineMs)} engine ms/s) with them`,
+    );
+    console.log(
       `tails: event-to-query p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms (${latencies.length} samples); rows delivered to all queries ${delivered}; slowest query behind by ${behind} when the load stopped`,
     );
+    if (process.env.FANOUT_KINDS) {
+      // Diagnostics: engine calls and engine ms per statement kind; step calls of one query per shape.
+      for (const [k, v] of kinds) console.log(`${v.n} ${Math.round(v.ms)} ms: ${k}`);
+      const mixed = mix(queries, distinctTails);
+      for (const i of [0, 70, 85, 95])
+        console.log(mixed[i], JSON.stringify((plans[i] as { stepCalls?(): unknown }).stepCalls?.()));
+    }
     const shared = trb.services.sharedReads;
     if (shared)
       console.log(
-        `shared reads: ${shared.reads} engine reads, ${shared.hits} steps served by another's read`,
+        `shared reads: ${shared.reads} engine reads, ${shared.hits} steps served by another's read; ${shared.runs.joined} queries joined an identical running one`,
       );
   } finally {
     abort.abort();

@@ -1,5 +1,7 @@
+import { SharedRuns } from './shared-runs.ts';
 import { P } from './sql-template.ts';
 import type { StreamingProgram } from './streaming-program.ts';
+import { VOLATILE } from './volatile-functions.ts';
 
 /**
  * Shared reads of streaming steps (issue 12): several executions running the same tail SQL over
@@ -23,6 +25,8 @@ import type { StreamingProgram } from './streaming-program.ts';
  * (its SQL may then miss and read alone), so alignment never changes what a replay reads.
  */
 export class SharedStepReads {
+  /** Identical queries run once (shared-runs.ts): the other half of sharing work between executions. */
+  readonly runs = new SharedRuns();
   private readonly groups = new Map<string, Group>();
   private readonly results = new Map<string, Kept>();
   private keptBytes = 0;
@@ -159,10 +163,6 @@ interface Kept {
   at: number;
   bytes: number;
 }
-
-/** Functions whose value depends on when or by whom they run: a result computed earlier is not theirs. */
-const VOLATILE =
-  /\b(now|now64|today|yesterday|rand\w*|generateUUID\w*|randomString\w*|randomPrintableASCII|randomFixedString|uuid|currentUser|queryID|initialQueryID|rowNumberInAllBlocks|rowNumberInBlock|blockNumber)\s*\(/i;
 
 /**
  * The group of an execution whose tail steps can share reads, or undefined: one source stream (not

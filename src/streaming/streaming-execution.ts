@@ -17,6 +17,7 @@ import { carryLiteral, carryMarker, keyedCarryLiteral } from './lag-rewrite.ts';
 import type { ExecutionProgress, PipelineStep, ResultSink, SourceLag } from './result-sink.ts';
 import { SESSION_ROWS, sessionRowsSql } from './session-planner.ts';
 import { type SavedSessions, type Session, type SessionRow, SessionTracker } from './session-tracker.ts';
+import { identicalRunKey } from './shared-runs.ts';
 import { sharedGroupKey } from './shared-step-reads.ts';
 import { type CommittedRanges, SourceCursor } from './source-cursor.ts';
 import { P } from './sql-template.ts';
@@ -28,6 +29,10 @@ import { millisFromNanos } from './window-time.ts';
 
 /** Rows a single step reads at most (a long backfill runs as several steps). */
 const MAX_STEP_ROWS = 1_000_000;
+/** An aggregation folding on its period's ticks folds earlier once a source has this many rows pending. */
+const DEFERRED_STEP_ROWS = 100_000;
+/** ... and at the latest this long after its last step, so that its lag and checkpoints stay recent. */
+const DEFERRED_STEP_MS = 1000;
 /** Compact the state table after this many folds. */
 const COMPACT_EVERY = 64;
 
@@ -143,6 +148,46 @@ export class StreamingExecution implements RowsPlan {
    * tags its hand-overs and saves checkpoints; without, nothing of that costs anything.
    */
   async run(sink: ResultSink, signal: AbortSignal, durability?: Durability): Promise<void> {
+    // Identical queries starting where a running one stands run once (shared-runs.ts).
+    const runs = durability ? undefined : this.ranges.shared?.runs;
+    const key = runs ? identicalRunKey(this.program, this.alsoReads) : undefined;
+    if (!runs || key === undefined) return this.execute(sink, signal, durability);
+    return runs.run<StreamingExecution>(
+      key,
+      this.program.startAfter,
+      this,
+      sink,
+      signal,
+      (all, stop) => this.execute(all, stop),
+      (run) => {
+        this.servedBy = run === this ? undefined : run;
+      },
+    );
+  }
+
+  /** The run serving this query when it joined an identical one (its progress is that run's). */
+  private servedBy: StreamingExecution | undefined;
+  /** When the last step ran (epoch ms; deferred folds wait at most `DEFERRED_STEP_MS` after it). */
+  private lastStepAt = 0;
+  /** A step ran since the periodic emit became due (the emit goes next). */
+  private steppedForTick = false;
+  /** Events applied so far, and whether one is in flight (`joinableAt`). */
+  private eventsApplied = 0;
+  private inEvent = false;
+
+  joinableAt(startAfter: readonly number[]): boolean {
+    if (this.inEvent || (this.status !== 'pending' && this.status !== 'running')) return false;
+    const at = this.cursorsNow.length > 0 ? this.cursorsNow.map((c) => c.after) : this.startAfter;
+    if (at.length !== startAfter.length || at.some((a, i) => a !== startAfter[i])) return false;
+    if (this.eventsApplied === 0) return true;
+    // A tail's next rows depend on nothing but the range (no count of what it emitted before).
+    const p = this.program;
+    return (
+      p.tail !== undefined && p.limit === undefined && !p.tail.has(P.emitVersion) && !p.tail.has(P.emitted)
+    );
+  }
+
+  private async execute(sink: ResultSink, signal: AbortSignal, durability?: Durability): Promise<void> {
     const p = this.program;
     const ranges = new DerivedRanges(this.ranges);
     const childAbort = new AbortController();
@@ -191,6 +236,8 @@ export class StreamingExecution implements RowsPlan {
       const policy = p.policy;
       const periodicMs = policy.shape !== 'tail' ? policy.periodicMs : undefined;
       const timeoutMs = policy.shape === 'window' ? policy.timeoutMs : undefined;
+      const foldsOnTick =
+        state !== undefined && periodicMs !== undefined && timeoutMs === undefined && !p.session && !p.join;
       this.nextPeriodic = periodicMs ? Date.now() + periodicMs : Number.POSITIVE_INFINITY;
       this.lastRowsAt = Date.now();
       // Only a query told to start in the past backfills; rows committed while it was being
@@ -206,7 +253,13 @@ export class StreamingExecution implements RowsPlan {
       /** Run one event: journaled first when durable; a checkpoint after it when one is due. */
       const event = async (body: EventBody) => {
         if (log) await log.begin(body);
-        await this.apply(body, cursors, state, out);
+        this.inEvent = true;
+        try {
+          await this.apply(body, cursors, state, out);
+        } finally {
+          this.inEvent = false;
+          this.eventsApplied++;
+        }
         if (!log) return;
         log.end();
         if (log.due) await this.checkpoint(log, cursors, state);
@@ -220,17 +273,33 @@ export class StreamingExecution implements RowsPlan {
           continue;
         }
         const pending = cursors.filter((c) => c.pending > 0);
-        if (pending.length > 0) {
+        // An aggregation that only emits on its period folds what is pending when the period is
+        // due (or once much is pending), not at every commit: one engine call per period instead
+        // of one per commit, and the emit still covers every row committed before the tick.
+        const tickDue = Date.now() >= this.nextPeriodic;
+        const deferred =
+          foldsOnTick &&
+          !this.backfill &&
+          !tickDue &&
+          Date.now() < this.lastStepAt + DEFERRED_STEP_MS &&
+          pending.every((c) => c.pending < DEFERRED_STEP_ROWS);
+        // A due tick gets one step first, then its emit: commits arriving during each step must
+        // not keep the periodic emit from ever running.
+        const emitFirst = tickDue && this.steppedForTick && !this.backfill;
+        if (pending.length > 0 && !deferred && !emitFirst) {
           const stepRanges = cursors.map((c): [number, number] => {
             const r = c.pending > 0 ? c.nextRange(MAX_STEP_ROWS) : { lo: c.after, hi: c.after };
             const hi = this.sharedGroup ? this.ranges.shared!.align(this.sharedGroup, r.lo, r.hi) : r.hi;
             return [r.lo, hi];
           });
           await event({ kind: 'step', ranges: stepRanges, ...(this.backfill ? { backfill: true } : {}) });
+          if (tickDue) this.steppedForTick = true;
+          this.lastStepAt = Date.now();
           continue;
         }
         const now = Date.now();
         if (now >= this.nextPeriodic) {
+          this.steppedForTick = false;
           // At least 1 ms ahead: a period below the clock's grain (`1us`, `1ns`, accepted as in
           // Proton) runs every millisecond instead of re-arming in the past and spinning.
           this.nextPeriodic = now + Math.max(periodicMs ?? 0, 1);
@@ -251,6 +320,8 @@ export class StreamingExecution implements RowsPlan {
             ? this.lastRowsAt + timeoutMs
             : Number.POSITIVE_INFINITY,
           log?.dueAt ?? Number.POSITIVE_INFINITY,
+          // Deferred rows are folded at the latest `DEFERRED_STEP_MS` after the last step.
+          pending.length > 0 ? this.lastStepAt + DEFERRED_STEP_MS : Number.POSITIVE_INFINITY,
         );
         await this.sleep(waitUntil - now);
       }
@@ -304,6 +375,7 @@ export class StreamingExecution implements RowsPlan {
   }
 
   progress(): ExecutionProgress {
+    if (this.servedBy) return this.servedBy.progress();
     return { ...this.progressStats, sources: this.sourceLags() };
   }
 
@@ -328,14 +400,22 @@ export class StreamingExecution implements RowsPlan {
 
   /** Per source stream key: the last `_tp_sn` processed so far (materialized view stats). */
   processedSn(): Record<string, number> {
+    if (this.servedBy) return this.servedBy.processedSn();
     const out: Record<string, number> = {};
     for (const c of this.cursorsNow)
       if (!DerivedRanges.isDerivedKey(c.source.key)) out[c.source.key] = c.after;
     return out;
   }
 
+  /** Engine calls per step name so far (benches, tests). */
+  stepCalls(): Record<string, number> {
+    if (this.servedBy) return this.servedBy.stepCalls();
+    return Object.fromEntries([...this.steps.values()].map((s) => [s.name, s.calls]));
+  }
+
   /** Source nodes (each stream's committed and processed positions), then the steps in order. */
   pipeline(): PipelineStep[] {
+    if (this.servedBy) return this.servedBy.pipeline();
     const sources: PipelineStep[] = this.sourceLags().map((lag, i) => ({
       id: i,
       name: `Source ${lag.stream}`,
