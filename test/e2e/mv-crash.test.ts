@@ -31,10 +31,10 @@ test('views survive SIGKILL: the targets equal the historical queries over the s
   const port = await freePort();
   const base = `http://127.0.0.1:${port}/default/api`;
   const env = { TRIBUTARY_DATA: data, TRIBUTARY_LOG_LEVEL: 'warn', TRIBUTARY_ADMIN_PASSWORD: PASSWORD };
-  const call = async (path: string, body: unknown) =>
+  const call = async (path: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(`${base}${path}`, {
       method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
+      headers: { ...auth, 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
     });
   const ddl = async (sql: string) => {
@@ -59,10 +59,14 @@ test('views survive SIGKILL: the targets equal the historical queries over the s
     const rnd = random(11);
     let event = 0;
     // The writer: batches of rows with event times one window (1 s) per 50 rows, acknowledged
-    // batches only count (a batch cut by the kill is sent again after the restart).
+    // batches only count (a batch cut by the kill is sent again after the restart, with the same
+    // idempotency id, as a client retrying must: a batch committed just before the kill but not
+    // acknowledged would otherwise be written twice, and its copy of an already closed window's
+    // rows would be late for the view while the historical query counts it).
     const writeFor = async (ms: number) => {
       const until = Date.now() + ms;
       while (Date.now() < until) {
+        const id = `batch-${event}`;
         const batch: unknown[][] = [];
         for (let i = 0; i < 20; i++, event++)
           batch.push([
@@ -70,9 +74,11 @@ test('views survive SIGKILL: the targets equal the historical queries over the s
             event,
             new Date(Date.UTC(2024, 0, 1) + Math.floor(event / 50) * 1000).toISOString(),
           ]);
-        const r = await call('/v1beta2/streams/src/ingest', { columns: ['k', 'v', 'ts'], data: batch }).catch(
-          () => undefined,
-        );
+        const r = await call(
+          '/v1beta2/streams/src/ingest',
+          { columns: ['k', 'v', 'ts'], data: batch },
+          { 'x-timeplus-idempotent-id': id },
+        ).catch(() => undefined);
         if (r?.status !== 200) {
           event -= 20;
           return;
