@@ -23,6 +23,12 @@ export interface CommittedRanges {
 export class SourceCursor {
   private unsubscribe: (() => void) | undefined;
   committed: number;
+  /**
+   * The last `_tp_sn` of each commit seen since the cursor opened that is still ahead of `after`,
+   * ascending: where one insert ends and the next begins (a range committed before the cursor
+   * opened is one piece).
+   */
+  private readonly commitEnds: number[] = [];
 
   constructor(
     readonly source: BoundSource,
@@ -33,7 +39,10 @@ export class SourceCursor {
   ) {
     this.committed = ranges.committedSn(source.key);
     this.unsubscribe = ranges.subscribe(source.key, (toSn) => {
-      if (toSn > this.committed) this.committed = toSn;
+      if (toSn > this.committed) {
+        this.committed = toSn;
+        this.commitEnds.push(toSn);
+      }
       onCommit();
     });
   }
@@ -42,9 +51,20 @@ export class SourceCursor {
     return Math.max(0, this.committed - this.after);
   }
 
-  /** The next range to process, at most `maxRows` rows long: `(after, hi]`. */
-  nextRange(maxRows: number): { lo: number; hi: number } {
-    return { lo: this.after, hi: Math.min(this.committed, this.after + maxRows) };
+  /**
+   * The next range to process, at most `maxRows` rows long: `(after, hi]`. With `oneCommit` it
+   * ends where the first commit ahead ends, so a step sees one insert as Proton's pipeline sees
+   * one block (a window aggregation judges lateness insert by insert).
+   */
+  nextRange(maxRows: number, oneCommit = false): { lo: number; hi: number } {
+    let hi = Math.min(this.committed, this.after + maxRows);
+    if (oneCommit) {
+      while (this.commitEnds.length > 0 && (this.commitEnds[0] as number) <= this.after)
+        this.commitEnds.shift();
+      const end = this.commitEnds[0];
+      if (end !== undefined && end < hi) hi = end;
+    }
+    return { lo: this.after, hi };
   }
 
   close(): void {

@@ -222,7 +222,10 @@ export class StreamingExecution implements RowsPlan {
         const pending = cursors.filter((c) => c.pending > 0);
         if (pending.length > 0) {
           const stepRanges = cursors.map((c): [number, number] => {
-            const r = c.pending > 0 ? c.nextRange(MAX_STEP_ROWS) : { lo: c.after, hi: c.after };
+            // A window aggregation's watermark moves insert by insert (rows late against an
+            // earlier insert of the same range are dropped), so its live steps take one commit.
+            const oneCommit = this.watermark !== undefined && !this.backfill;
+            const r = c.pending > 0 ? c.nextRange(MAX_STEP_ROWS, oneCommit) : { lo: c.after, hi: c.after };
             const hi = this.sharedGroup ? this.ranges.shared!.align(this.sharedGroup, r.lo, r.hi) : r.hi;
             return [r.lo, hi];
           });
