@@ -100,6 +100,16 @@ export class StreamingExecution implements RowsPlan {
   private startAfter: number[];
   /** What each step reads: the sources' new ranges, or a join's parts (rebuilt by a restore). */
   private inputs: StepInputs;
+  /**
+   * A nested execution's derived table (its parent reads it), saved with its checkpoints; a
+   * restore fills it back and tells the parent's sink where its sequence numbers go on.
+   */
+  private derivedOutput: { readonly table: string; resumeAt(next: number): void } | undefined;
+  private markResumed: () => void = () => undefined;
+  /** Resolves once a durable run has restored its checkpoint and replayed its journal (or ended). */
+  readonly resumed = new Promise<void>((resolve) => {
+    this.markResumed = resolve;
+  });
 
   constructor(
     private readonly rawEngine: Engine,
@@ -162,11 +172,13 @@ export class StreamingExecution implements RowsPlan {
     let childFailure: unknown;
     try {
       if (durability) {
-        const refusal = durabilityRefusal(p);
+        const refusal = durabilityRefusal(p, durability.store.nested !== undefined);
         if (refusal) throw err('NOT_IMPLEMENTED', { detail: refusal });
       }
-      // Nested queries run alongside, each writing into its derived table.
-      for (const child of p.children) {
+      // Nested queries run alongside, each writing into its derived table; durably, each with
+      // its own store nested in this one's (its derived table saved with its checkpoints).
+      const childrenResumed: Promise<void>[] = [];
+      for (const [i, child] of p.children.entries()) {
         await this.engine.query(child.createTable);
         const execution = new StreamingExecution(
           this.rawEngine,
@@ -176,8 +188,13 @@ export class StreamingExecution implements RowsPlan {
           this.alsoReads,
         );
         const into = this.derivedSink(child.source.table, child.source.key, child.program.header, ranges);
+        const nested = durability?.store.nested
+          ? { store: durability.store.nested(i), checkpointIntervalMs: durability.checkpointIntervalMs }
+          : undefined;
+        if (nested) execution.derivedOutput = { table: child.source.table, resumeAt: into.resumeAt };
+        childrenResumed.push(execution.resumed);
         children.push(
-          execution.run(into, childAbort.signal).catch((e: unknown) => {
+          execution.run(into, childAbort.signal, nested).catch((e: unknown) => {
             childFailure = e;
             this.wake?.();
           }),
@@ -201,8 +218,12 @@ export class StreamingExecution implements RowsPlan {
       if (durability) {
         log = new EventLog(durability);
         out = log.tagging(sink);
+        // The journal's steps over derived tables read rows the nested queries make again first.
+        await Promise.all(childrenResumed);
+        if (childFailure) throw childFailure;
         await this.resume(log, cursors, state, out);
       }
+      this.markResumed();
       /** Run one event: journaled first when durable; a checkpoint after it when one is due. */
       const event = async (body: EventBody) => {
         if (log) await log.begin(body);
@@ -264,6 +285,7 @@ export class StreamingExecution implements RowsPlan {
       this.status = 'failed';
       throw e;
     } finally {
+      this.markResumed();
       signal.removeEventListener('abort', onAbort);
       leaveGroup?.();
       this.sharedGroup = undefined;
@@ -281,16 +303,23 @@ export class StreamingExecution implements RowsPlan {
     await dropQueryTables(this.engine, this.program);
   }
 
-  /** Where a nested query's rows go: its derived table, each row with the next sequence number. */
+  /**
+   * Where a nested query's rows go: its derived table, each row with the next sequence number.
+   * `resumeAt` says the table holds rows up to `next - 1` already (restored from a checkpoint).
+   */
   private derivedSink(
     table: string,
     key: string,
     header: readonly ResultColumn[],
     ranges: DerivedRanges,
-  ): ResultSink {
+  ): ResultSink & { resumeAt(next: number): void } {
     let next = 0;
     const columns = [...header.map((h) => h.name), '_tp_sn'];
     return {
+      resumeAt: (at) => {
+        next = at;
+        if (at > 0) ranges.publish(key, at - 1);
+      },
       rows: async (rows) => {
         const first = next;
         const payload = rows
@@ -418,6 +447,7 @@ export class StreamingExecution implements RowsPlan {
     (this.program.dedups ?? []).forEach((d, i) => {
       tables[`dedup${i}`] = d.table;
     });
+    if (this.derivedOutput) tables.output = this.derivedOutput.table;
     return tables;
   }
 
@@ -441,6 +471,16 @@ export class StreamingExecution implements RowsPlan {
     for (const [i, d] of (this.program.dedups ?? []).entries()) {
       const saved = tables[`dedup${i}`];
       if (saved) await this.rawEngine.query(`INSERT INTO ${d.table} SELECT * FROM ${saved}`);
+    }
+    if (this.derivedOutput && tables.output) {
+      const table = this.derivedOutput.table;
+      await this.rawEngine.query(`INSERT INTO ${table} SELECT * FROM ${tables.output}`);
+      const r = await this.rawEngine.query(`SELECT count(), max(_tp_sn) FROM ${table}`);
+      const [count, max] = JSON.parse(r.text().split('\n')[0] ?? '[0, 0]') as [
+        number | string,
+        number | string,
+      ];
+      this.derivedOutput.resumeAt(Number(count) > 0 ? Number(max) + 1 : 0);
     }
 
     log.seq = checkpoint.seq;
