@@ -12,6 +12,11 @@ export interface CommittedRanges {
    * (a read overlapping a flush can miss rows; src/stream/flush-lock.ts). Unknown keys are ignored.
    */
   read<T>(keys: readonly string[], work: () => Promise<T>): Promise<T>;
+  /**
+   * Where the stream's recent commits after `afterSn` ended, ascending, as far as known (a
+   * cursor opening behind the committed position takes them insert by insert).
+   */
+  recentCommitEnds?(key: string, afterSn: number): number[];
   /** Steps of several executions over the same range share one read (shared-step-reads.ts). */
   readonly shared?: SharedStepReads;
 }
@@ -24,9 +29,9 @@ export class SourceCursor {
   private unsubscribe: (() => void) | undefined;
   committed: number;
   /**
-   * The last `_tp_sn` of each commit seen since the cursor opened that is still ahead of `after`,
-   * ascending: where one insert ends and the next begins (a range committed before the cursor
-   * opened is one piece).
+   * The last `_tp_sn` of each commit still ahead of `after`, ascending: where one insert ends and
+   * the next begins (commits before the cursor opened as far as the stream layer remembers them;
+   * a range it does not know is one piece).
    */
   private readonly commitEnds: number[] = [];
 
@@ -38,6 +43,9 @@ export class SourceCursor {
     onCommit: () => void,
   ) {
     this.committed = ranges.committedSn(source.key);
+    // All that is known: a restore may move `after` back (nextRange skips ends behind it).
+    for (const end of ranges.recentCommitEnds?.(source.key, -1) ?? [])
+      if (end <= this.committed) this.commitEnds.push(end);
     this.unsubscribe = ranges.subscribe(source.key, (toSn) => {
       if (toSn > this.committed) {
         this.committed = toSn;
