@@ -14,8 +14,6 @@ export function durabilityRefusal(program: StreamingProgram, nestedStores = true
   const join = program.join;
   if ((join?.kind === 'enrich' && (join.kept || join.states)) || join?.kind === 'changelog')
     return 'a checkpointed query cannot join versioned_kv or changelog_kv streams yet (ASOF and LATEST joins, and enrichment without kept rows, can be checkpointed)';
-  if ((program.snapshots ?? []).length > 0)
-    return 'a checkpointed query cannot join table() snapshots yet (the snapshot is taken when the query starts)';
   // Nested queries run durably each with its own nested store (durability.ts).
   for (const child of program.children) {
     const refusal = durabilityRefusal(child.program, nestedStores);

@@ -448,6 +448,11 @@ export class StreamingExecution implements RowsPlan {
       tables[`dedup${i}`] = d.table;
     });
     if (this.derivedOutput) tables.output = this.derivedOutput.table;
+    // table() snapshots joined in: the recovered query joins with what the first run read, as
+    // Proton restores a join's right side from its checkpoint.
+    (this.program.snapshots ?? []).forEach((t, i) => {
+      tables[`snapshot${i}`] = t;
+    });
     return tables;
   }
 
@@ -471,6 +476,12 @@ export class StreamingExecution implements RowsPlan {
     for (const [i, d] of (this.program.dedups ?? []).entries()) {
       const saved = tables[`dedup${i}`];
       if (saved) await this.rawEngine.query(`INSERT INTO ${d.table} SELECT * FROM ${saved}`);
+    }
+    for (const [i, t] of (this.program.snapshots ?? []).entries()) {
+      const saved = tables[`snapshot${i}`];
+      if (!saved) continue;
+      await this.rawEngine.query(`TRUNCATE TABLE ${t}`);
+      await this.rawEngine.query(`INSERT INTO ${t} SELECT * FROM ${saved}`);
     }
     if (this.derivedOutput && tables.output) {
       const table = this.derivedOutput.table;

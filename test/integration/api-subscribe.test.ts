@@ -123,11 +123,12 @@ test('unknown ids and shapes that cannot be checkpointed answer clear errors', a
   const unsub = await api.startError("unsubscribe to 'nope'");
   assert.deepEqual([unsub.status, unsub.code], [404, 2003]);
   const st = await api.createStream('sub', '(i int, s string)');
+  const kv = await api.createStream('subkv', "(i int, v string) primary key i settings mode='versioned_kv'");
   const join = await api.startError(
-    `subscribe to select a.i from ${st} as a join table(${st}) as b on a.i = b.i`,
+    `subscribe to select a.i, b.v from ${st} as a join ${kv} as b on a.i = b.i`,
   );
   assert.deepEqual([join.status, join.code], [400, 48]);
-  assert.match(join.message, /table\(\)/);
+  assert.match(join.message, /versioned_kv/);
   const historical = await api.startError(`subscribe to select i from table(${st})`);
   assert.deepEqual([historical.status, historical.code], [400, 48]);
   const interval = await api.startError(`subscribe to select i from ${st} settings checkpoint_interval=0`);
