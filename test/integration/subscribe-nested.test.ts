@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { CHECKPOINT_DB } from '../../src/streaming/checkpoint/checkpoint-tables.ts';
+import { eventually } from '../helpers/sql-calls.ts';
 import { StreamingApi, sorted } from '../helpers/streaming-client.ts';
 
 let api: StreamingApi;
@@ -122,4 +123,29 @@ test('a subscription joining a table() snapshot through a view joins the same sn
   ]);
   await r.cancel();
   await api.exec(`unsubscribe to '${q.id}'`);
+});
+
+test('a materialized view over a view that aggregates a stream writes each window once across a restart', async () => {
+  const st = await api.createStream('nmv', "(k string, i int, ts datetime64(3, 'UTC'))");
+  await api.exec(
+    `create view ${st}_agg as select k, sum(i) as total, window_start as ws from tumble(${st}, ts, 5s) group by k, window_start`,
+  );
+  await api.exec(`create materialized view ${st}_mv as select k, total, ws from ${st}_agg`);
+  const target = `select k, total, to_string(ws) from table(${st}_mv) order by ws, k`;
+  const rowsOf = async () => (await api.historical(target)).rows;
+  await insert(st, [['a', 1, 0]]);
+  await insert(st, [['b', 2, 6]]); // closes [0, 5)
+  await eventually('[0, 5) written', async () => (await rowsOf()).length === 1);
+  assert.deepEqual(await rowsOf(), [['a', 1, '2020-02-02 20:00:00.000']]);
+  // The view's window [5, 10) holds b's row in the nested query's state across the restart.
+  const h2 = await api.h.restart();
+  api = await StreamingApi.attach(h2);
+  await insert(st, [['b', 4, 7]]);
+  await insert(st, [['c', 8, 12]]); // closes [5, 10)
+  await eventually('[5, 10) written', async () => (await rowsOf()).length === 2);
+  assert.deepEqual(await rowsOf(), [
+    ['a', 1, '2020-02-02 20:00:00.000'],
+    ['b', 6, '2020-02-02 20:00:05.000'],
+  ]);
+  await api.exec(`drop view ${st}_mv`);
 });
