@@ -59,6 +59,17 @@ interface SavedState {
   startAfter: number[];
   /** What the step inputs keep (join watermarks, ...). */
   inputs?: unknown;
+  /** A nested execution: the sequence number its next derived row gets. */
+  derivedNext?: number;
+}
+
+/** Where a nested execution writes (its parent's derived table) and what its checkpoints keep of it. */
+interface DerivedOutput {
+  readonly table: string;
+  /** Rows with `_tp_sn` at or below this are in the parent's checkpoint already (-1: none). */
+  keepAfter: number;
+  next(): number;
+  resumeAt(next: number): void;
 }
 
 interface StepStats {
@@ -104,7 +115,11 @@ export class StreamingExecution implements RowsPlan {
    * A nested execution's derived table (its parent reads it), saved with its checkpoints; a
    * restore fills it back and tells the parent's sink where its sequence numbers go on.
    */
-  private derivedOutput: { readonly table: string; resumeAt(next: number): void } | undefined;
+  private derivedOutput: DerivedOutput | undefined;
+  /** Durable runs: the derived outputs of the nested executions, by their source key. */
+  private readonly childOutputs = new Map<string, DerivedOutput>();
+  /** The `keepAfter` of the derived output as of the last checkpoint (what its copy holds). */
+  private savedKeepAfter: number | undefined;
   private markResumed: () => void = () => undefined;
   /** Resolves once a durable run has restored its checkpoint and replayed its journal (or ended). */
   readonly resumed = new Promise<void>((resolve) => {
@@ -159,10 +174,9 @@ export class StreamingExecution implements RowsPlan {
     const children: Promise<void>[] = [];
     let cursors: SourceCursor[] = [];
     const state = p.aggregation ? new StateTable(this.engine, 'q') : undefined;
-    const onAbort = () => {
-      childAbort.abort();
-      this.wake?.();
-    };
+    // Nested queries stop after this one's last checkpoint (the finally below): what they hold
+    // for it is then saved after what it has processed.
+    const onAbort = () => this.wake?.();
     signal.addEventListener('abort', onAbort);
     this.status = 'running';
     // Executions running the same tail over the same stream share each range's read.
@@ -191,7 +205,16 @@ export class StreamingExecution implements RowsPlan {
         const nested = durability?.store.nested
           ? { store: durability.store.nested(i), checkpointIntervalMs: durability.checkpointIntervalMs }
           : undefined;
-        if (nested) execution.derivedOutput = { table: child.source.table, resumeAt: into.resumeAt };
+        if (nested) {
+          const output: DerivedOutput = {
+            table: child.source.table,
+            keepAfter: -1,
+            next: into.next,
+            resumeAt: into.resumeAt,
+          };
+          execution.derivedOutput = output;
+          this.childOutputs.set(child.source.key, output);
+        }
         childrenResumed.push(execution.resumed);
         children.push(
           execution.run(into, childAbort.signal, nested).catch((e: unknown) => {
@@ -279,7 +302,9 @@ export class StreamingExecution implements RowsPlan {
         await this.sleep(waitUntil - now);
       }
       // A clean stop keeps everything done so far (a crash keeps the last checkpoint and journal).
-      if (log?.hasUnsaved) await this.checkpoint(log, cursors, state);
+      // A nested query saves again when its parent's checkpoint moved past rows its copy holds.
+      const stale = this.derivedOutput !== undefined && this.derivedOutput.keepAfter !== this.savedKeepAfter;
+      if (log && (log.hasUnsaved || stale)) await this.checkpoint(log, cursors, state, true);
       this.status = signal.aborted ? 'canceled' : 'finished';
     } catch (e) {
       this.status = 'failed';
@@ -305,17 +330,19 @@ export class StreamingExecution implements RowsPlan {
 
   /**
    * Where a nested query's rows go: its derived table, each row with the next sequence number.
-   * `resumeAt` says the table holds rows up to `next - 1` already (restored from a checkpoint).
+   * `resumeAt` says the table holds rows up to `next - 1` already (restored from a checkpoint);
+   * `next` is the sequence number the next row gets.
    */
   private derivedSink(
     table: string,
     key: string,
     header: readonly ResultColumn[],
     ranges: DerivedRanges,
-  ): ResultSink & { resumeAt(next: number): void } {
+  ): ResultSink & { resumeAt(next: number): void; next(): number } {
     let next = 0;
     const columns = [...header.map((h) => h.name), '_tp_sn'];
     return {
+      next: () => next,
       resumeAt: (at) => {
         next = at;
         if (at > 0) ranges.publish(key, at - 1);
@@ -447,7 +474,10 @@ export class StreamingExecution implements RowsPlan {
     (this.program.dedups ?? []).forEach((d, i) => {
       tables[`dedup${i}`] = d.table;
     });
-    if (this.derivedOutput) tables.output = this.derivedOutput.table;
+    // Only the derived rows the parent's checkpoint has not processed yet: it never reads the
+    // others again (a checkpoint does not copy all the nested query ever made).
+    const out = this.derivedOutput;
+    if (out) tables.output = `(SELECT * FROM ${out.table} WHERE _tp_sn > ${out.keepAfter})`;
     // table() snapshots joined in: the recovered query joins with what the first run read, as
     // Proton restores a join's right side from its checkpoint.
     (this.program.snapshots ?? []).forEach((t, i) => {
@@ -486,12 +516,7 @@ export class StreamingExecution implements RowsPlan {
     if (this.derivedOutput && tables.output) {
       const table = this.derivedOutput.table;
       await this.rawEngine.query(`INSERT INTO ${table} SELECT * FROM ${tables.output}`);
-      const r = await this.rawEngine.query(`SELECT count(), max(_tp_sn) FROM ${table}`);
-      const [count, max] = JSON.parse(r.text().split('\n')[0] ?? '[0, 0]') as [
-        number | string,
-        number | string,
-      ];
-      this.derivedOutput.resumeAt(Number(count) > 0 ? Number(max) + 1 : 0);
+      this.derivedOutput.resumeAt((checkpoint.state as SavedState).derivedNext ?? 0);
     }
 
     log.seq = checkpoint.seq;
@@ -513,12 +538,19 @@ export class StreamingExecution implements RowsPlan {
     await state?.flushDeletes();
     const processedSn: Record<string, number> = {};
     for (const c of cursors) processedSn[c.source.key] = Math.max(processedSn[c.source.key] ?? -1, c.after);
+    const keepAfter = this.derivedOutput?.keepAfter;
     await log.save({
       processedSn,
       processedTime: this.progressStats.lastEventTime,
       state: this.saveState(cursors),
       tables: this.liveTables(state),
     });
+    this.savedKeepAfter = keepAfter;
+    // Derived rows at or before this checkpoint's positions are not needed by a restore any more.
+    for (const c of cursors) {
+      const out = this.childOutputs.get(c.source.key);
+      if (out) out.keepAfter = Math.max(out.keepAfter, c.after);
+    }
   }
 
   /** The in-memory state a later step depends on, as JSON. */
@@ -544,6 +576,7 @@ export class StreamingExecution implements RowsPlan {
       carriedByKey: this.carriedByKey.map((m) => [...m]),
       ...(this.sessions ? { sessions: this.sessions.save() } : {}),
       startAfter: [...this.startAfter],
+      ...(this.derivedOutput ? { derivedNext: this.derivedOutput.next() } : {}),
       ...(this.inputs.save ? { inputs: this.inputs.save() } : {}),
     };
   }

@@ -49,6 +49,11 @@ test('a subscription over a view that aggregates a stream keeps the view state a
     ['b', 4],
   ]);
   await q.cancel();
+  // The nested query's checkpoint keeps only derived rows the outer checkpoint has not processed.
+  const savedOutput = await api.historical(
+    `SELECT count(), sum(total_rows) FROM system.tables WHERE database = '${CHECKPOINT_DB}' AND endsWith(name, '__output')`,
+  );
+  assert.deepEqual(savedOutput.rows[0]?.map(Number), [1, 0]);
   // Committed while the query is away; b's 8 at 08 s is in the view's saved window state.
   await insert(st, [['c', 16, 6]]);
   await insert(st, [['c', 32, 7]]);
