@@ -66,12 +66,11 @@ export class SourceCursor {
    */
   nextRange(maxRows: number, oneCommit = false): { lo: number; hi: number } {
     let hi = Math.min(this.committed, this.after + maxRows);
-    if (oneCommit) {
-      while (this.commitEnds.length > 0 && (this.commitEnds[0] as number) <= this.after)
-        this.commitEnds.shift();
-      const end = this.commitEnds[0];
-      if (end !== undefined && end < hi) hi = end;
-    }
+    // Ends at or behind `after` are done with (pruned at every step, so the list stays short).
+    const ahead = this.commitEnds.findIndex((end) => end > this.after);
+    this.commitEnds.splice(0, ahead === -1 ? this.commitEnds.length : ahead);
+    const end = this.commitEnds[0];
+    if (oneCommit && end !== undefined && end < hi) hi = end;
     return { lo: this.after, hi };
   }
 

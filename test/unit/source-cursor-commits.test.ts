@@ -59,3 +59,22 @@ test('a cursor takes one commit at a time when asked, also commits made before i
   assert.deepEqual(c.nextRange(1000, true), { lo: 8, hi: 9 });
   c.close();
 });
+
+test('a cursor that coalesces does not keep the commit ends it passed', () => {
+  const n = new CommittedRangeNotifier();
+  let committed = -1;
+  const c = new SourceCursor(
+    source,
+    -1,
+    ranges(n, () => committed),
+    () => undefined,
+  );
+  for (let i = 0; i < 1000; i++) {
+    committed = i;
+    n.publish('default.s', { fromSn: i, toSn: i });
+    const r = c.nextRange(1_000_000);
+    c.after = r.hi;
+  }
+  assert.ok((c as unknown as { commitEnds: number[] }).commitEnds.length <= 1);
+  c.close();
+});
