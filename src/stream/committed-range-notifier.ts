@@ -8,7 +8,7 @@ export interface CommittedRange {
 
 export type RangeListener = (range: CommittedRange) => void;
 
-/** Commit ends kept per stream (recentCommitEnds). */
+/** Commit ends kept per stream at least (recentCommitEnds). */
 const KEPT_COMMIT_ENDS = 4096;
 
 /**
@@ -18,7 +18,7 @@ const KEPT_COMMIT_ENDS = 4096;
  */
 export class CommittedRangeNotifier {
   private readonly listeners = new Map<string, Set<RangeListener>>();
-  /** Per stream key: the last `_tp_sn` of its recent commits, ascending (at most KEPT_COMMIT_ENDS). */
+  /** Per stream key: the last `_tp_sn` of its recent commits, ascending (KEPT_COMMIT_ENDS to twice that). */
   private readonly commitEnds = new Map<string, number[]>();
 
   constructor(private readonly logger?: Logger) {}
@@ -50,7 +50,8 @@ export class CommittedRangeNotifier {
       this.commitEnds.set(key, ends);
     }
     ends.push(range.toSn);
-    if (ends.length > KEPT_COMMIT_ENDS) ends.splice(0, ends.length - KEPT_COMMIT_ENDS);
+    // Trimmed in chunks: amortised O(1) per commit on the write path.
+    if (ends.length > 2 * KEPT_COMMIT_ENDS) ends.splice(0, ends.length - KEPT_COMMIT_ENDS);
     const set = this.listeners.get(key);
     if (!set) return;
     for (const l of [...set]) {
