@@ -637,6 +637,7 @@ export class StreamingExecution implements RowsPlan {
       const [lo, hi] = stepRanges[i] ?? [c.after, c.after];
       values[P.lo(c.source.index)] = lo;
       values[P.hi(c.source.index)] = hi;
+      values[P.start(c.source.index)] = this.startAfter[i] ?? -1;
       rows += hi - lo;
     });
     this.progressStats.scannedRows += rows;
@@ -804,9 +805,10 @@ export class StreamingExecution implements RowsPlan {
         if (sn > hi) hi = sn;
       }
     const ranges: Record<string, number> = {};
-    for (const src of this.program.sources) {
+    for (const [i, src] of this.program.sources.entries()) {
       ranges[P.lo(src.index)] = lo - 1;
       ranges[P.hi(src.index)] = hi;
+      ranges[P.start(src.index)] = this.startAfter[i] ?? -1;
     }
     for (const s of withRows) {
       s.version = this.substreamVersions.get(s.key) ?? 0;

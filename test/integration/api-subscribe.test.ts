@@ -152,3 +152,23 @@ test('RECOVER after a server restart continues from the checkpoint saved at shut
   await r.cancel();
   await api.exec(`unsubscribe to '${q.id}'`);
 });
+
+test('a recovered changelog() query retracts the version of a key read before the RECOVER', async () => {
+  const st = await api.createStream('subcl', '(i int, k string)');
+  const q = await api.start(
+    `subscribe to select i, k, _tp_delta from changelog(${st}, k) settings checkpoint_interval=1`,
+  );
+  await api.exec(`insert into ${st}(i, k) values (1, 'k1')`);
+  await q.waitForRows(1);
+  assert.deepEqual(q.rows, [[1, 'k1', 1]]);
+  await q.cancel();
+  await api.exec(`insert into ${st}(i, k) values (2, 'k1')`);
+  const r = await api.start(`recover from '${q.id}'`);
+  await r.waitForRows(2);
+  assert.deepEqual(r.rows, [
+    [1, 'k1', -1],
+    [2, 'k1', 1],
+  ]);
+  await r.cancel();
+  await api.exec(`unsubscribe to '${q.id}'`);
+});
