@@ -83,6 +83,7 @@ import { rewriteAggregateUdfs } from '../udf/aggregate-udf-rewrite.ts';
 import { selectSourceColumns } from '../udf/select-source-columns.ts';
 import type { UdfService } from '../udf/udf-service.ts';
 import { createFunctionHandler, dropFunctionHandler, showFunctionsHandler } from '../udf/udf-statements.ts';
+import { guardMaterializedViewAlter } from '../views/materialized-view-alter.ts';
 import type { RetryPolicy } from '../views/materialized-view-runner.ts';
 import {
   createMaterializedViewHandler,
@@ -272,7 +273,10 @@ export function buildPlanner(deps: PlannerDeps): {
       ),
     )
     .register('CreateDatabase', createDatabaseHandler(base))
-    .register('Alter', alterStreamHandler(base))
+    .register(
+      'Alter',
+      guardMaterializedViewAlter(() => mvsLater, DEFAULT_DATABASE, alterStreamHandler(base)),
+    )
     .register('Insert', insertIntoStreams)
     .register('Describe', describeHandler({ ...base, resolver }))
     .register('Drop', dispatch.drop.handler())

@@ -518,6 +518,11 @@ export class StreamStore {
     return this.notifier.subscribe(streamKey(db, name), listener);
   }
 
+  /** Where the recent commits of a stream after `afterSn` ended (CommittedRangeNotifier.recentCommitEnds). */
+  recentCommitEnds(db: string, name: string, afterSn: number): number[] {
+    return this.notifier.recentCommitEnds(streamKey(db, name), afterSn);
+  }
+
   /** The last tag producer `id` durably wrote into the stream (undefined before its first write). */
   lastProducerTag(db: string, name: string, id: string): ProducerPosition | undefined {
     return this.runtime(db, name).lastProducerTag(id);

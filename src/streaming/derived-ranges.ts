@@ -34,6 +34,11 @@ export class DerivedRanges implements CommittedRanges {
     return () => set?.delete(listener);
   }
 
+  recentCommitEnds(key: string, afterSn: number): number[] {
+    if (DerivedRanges.isDerivedKey(key)) return [];
+    return this.base.recentCommitEnds?.(key, afterSn) ?? [];
+  }
+
   read<T>(keys: readonly string[], work: () => Promise<T>): Promise<T> {
     return this.base.read(
       keys.filter((k) => !DerivedRanges.isDerivedKey(k)),

@@ -71,8 +71,14 @@ export interface CheckpointStore {
   journal(): Promise<JournalEntry[]>;
   /** Release what the store holds open (the run ended); it can be used again afterwards. */
   close?(): Promise<void>;
-  /** Remove everything (the view or subscription is dropped). */
+  /** Remove everything (the view or subscription is dropped), its nested stores' too. */
   destroy(): Promise<void>;
+  /**
+   * The store of the execution's nested query `index` (a subquery or view over a stream, run
+   * alongside it, durability.ts's model applied to each), kept and destroyed with this one.
+   * Without it, a query with nested queries cannot run durably.
+   */
+  nested?(index: number): CheckpointStore;
 }
 
 export type { OutputTag };

@@ -18,6 +18,8 @@ export interface ResultSink {
 export interface OutputTag {
   readonly seq: number;
   readonly part: number;
+  /** The branch of a streaming UNION that made it (streaming-union.ts); each has its own tags. */
+  readonly branch?: number;
 }
 
 /** Whether tag `a` comes strictly after tag `b`. */

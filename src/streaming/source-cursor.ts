@@ -12,6 +12,11 @@ export interface CommittedRanges {
    * (a read overlapping a flush can miss rows; src/stream/flush-lock.ts). Unknown keys are ignored.
    */
   read<T>(keys: readonly string[], work: () => Promise<T>): Promise<T>;
+  /**
+   * Where the stream's recent commits after `afterSn` ended, ascending, as far as known (a
+   * cursor opening behind the committed position takes them insert by insert).
+   */
+  recentCommitEnds?(key: string, afterSn: number): number[];
   /** Steps of several executions over the same range share one read (shared-step-reads.ts). */
   readonly shared?: SharedStepReads;
 }
@@ -23,6 +28,12 @@ export interface CommittedRanges {
 export class SourceCursor {
   private unsubscribe: (() => void) | undefined;
   committed: number;
+  /**
+   * The last `_tp_sn` of each commit still ahead of `after`, ascending: where one insert ends and
+   * the next begins (commits before the cursor opened as far as the stream layer remembers them;
+   * a range it does not know is one piece).
+   */
+  private readonly commitEnds: number[] = [];
 
   constructor(
     readonly source: BoundSource,
@@ -32,8 +43,14 @@ export class SourceCursor {
     onCommit: () => void,
   ) {
     this.committed = ranges.committedSn(source.key);
+    // All that is known: a restore may move `after` back (nextRange skips ends behind it).
+    for (const end of ranges.recentCommitEnds?.(source.key, -1) ?? [])
+      if (end <= this.committed) this.commitEnds.push(end);
     this.unsubscribe = ranges.subscribe(source.key, (toSn) => {
-      if (toSn > this.committed) this.committed = toSn;
+      if (toSn > this.committed) {
+        this.committed = toSn;
+        this.commitEnds.push(toSn);
+      }
       onCommit();
     });
   }
@@ -42,9 +59,19 @@ export class SourceCursor {
     return Math.max(0, this.committed - this.after);
   }
 
-  /** The next range to process, at most `maxRows` rows long: `(after, hi]`. */
-  nextRange(maxRows: number): { lo: number; hi: number } {
-    return { lo: this.after, hi: Math.min(this.committed, this.after + maxRows) };
+  /**
+   * The next range to process, at most `maxRows` rows long: `(after, hi]`. With `oneCommit` it
+   * ends where the first commit ahead ends, so a step sees one insert as Proton's pipeline sees
+   * one block (a window aggregation judges lateness insert by insert).
+   */
+  nextRange(maxRows: number, oneCommit = false): { lo: number; hi: number } {
+    let hi = Math.min(this.committed, this.after + maxRows);
+    // Ends at or behind `after` are done with (pruned at every step, so the list stays short).
+    const ahead = this.commitEnds.findIndex((end) => end > this.after);
+    this.commitEnds.splice(0, ahead === -1 ? this.commitEnds.length : ahead);
+    const end = this.commitEnds[0];
+    if (oneCommit && end !== undefined && end < hi) hi = end;
+    return { lo: this.after, hi };
   }
 
   close(): void {

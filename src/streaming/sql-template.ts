@@ -30,6 +30,8 @@ export const P = {
   versionBases: '__TRB_EV_BASES__',
   lo: (i: number) => `__TRB_LO_${i}__`,
   hi: (i: number) => `__TRB_HI_${i}__`,
+  /** Where the query's first run started reading source `i` (changelog() conversions count from there). */
+  start: (i: number) => `__TRB_START_${i}__`,
   /** A kv source read as of this sequence number, all keys (`all` 1) or those changed in (lo, hi]. */
   at: (i: number) => `__TRB_AT_${i}__`,
   all: (i: number) => `__TRB_ALL_${i}__`,

@@ -64,6 +64,17 @@ interface SavedState {
   startAfter: number[];
   /** What the step inputs keep (join watermarks, ...). */
   inputs?: unknown;
+  /** A nested execution: the sequence number its next derived row gets. */
+  derivedNext?: number;
+}
+
+/** Where a nested execution writes (its parent's derived table) and what its checkpoints keep of it. */
+interface DerivedOutput {
+  readonly table: string;
+  /** Rows with `_tp_sn` at or below this are in the parent's checkpoint already (-1: none). */
+  keepAfter: number;
+  next(): number;
+  resumeAt(next: number): void;
 }
 
 interface StepStats {
@@ -105,6 +116,20 @@ export class StreamingExecution implements RowsPlan {
   private startAfter: number[];
   /** What each step reads: the sources' new ranges, or a join's parts (rebuilt by a restore). */
   private inputs: StepInputs;
+  /**
+   * A nested execution's derived table (its parent reads it), saved with its checkpoints; a
+   * restore fills it back and tells the parent's sink where its sequence numbers go on.
+   */
+  private derivedOutput: DerivedOutput | undefined;
+  /** Durable runs: the derived outputs of the nested executions, by their source key. */
+  private readonly childOutputs = new Map<string, DerivedOutput>();
+  /** The `keepAfter` of the derived output as of the last checkpoint (what its copy holds). */
+  private savedKeepAfter: number | undefined;
+  private markResumed: () => void = () => undefined;
+  /** Resolves once a durable run has restored its checkpoint and replayed its journal (or ended). */
+  readonly resumed = new Promise<void>((resolve) => {
+    this.markResumed = resolve;
+  });
 
   constructor(
     private readonly rawEngine: Engine,
@@ -194,10 +219,9 @@ export class StreamingExecution implements RowsPlan {
     const children: Promise<void>[] = [];
     let cursors: SourceCursor[] = [];
     const state = p.aggregation ? new StateTable(this.engine, 'q') : undefined;
-    const onAbort = () => {
-      childAbort.abort();
-      this.wake?.();
-    };
+    // Nested queries stop after this one's last checkpoint (the finally below): what they hold
+    // for it is then saved after what it has processed.
+    const onAbort = () => this.wake?.();
     signal.addEventListener('abort', onAbort);
     this.status = 'running';
     // Executions running the same tail over the same stream share each range's read.
@@ -207,11 +231,13 @@ export class StreamingExecution implements RowsPlan {
     let childFailure: unknown;
     try {
       if (durability) {
-        const refusal = durabilityRefusal(p);
+        const refusal = durabilityRefusal(p, durability.store.nested !== undefined);
         if (refusal) throw err('NOT_IMPLEMENTED', { detail: refusal });
       }
-      // Nested queries run alongside, each writing into its derived table.
-      for (const child of p.children) {
+      // Nested queries run alongside, each writing into its derived table; durably, each with
+      // its own store nested in this one's (its derived table saved with its checkpoints).
+      const childrenResumed: Promise<void>[] = [];
+      for (const [i, child] of p.children.entries()) {
         await this.engine.query(child.createTable);
         const execution = new StreamingExecution(
           this.rawEngine,
@@ -221,8 +247,22 @@ export class StreamingExecution implements RowsPlan {
           this.alsoReads,
         );
         const into = this.derivedSink(child.source.table, child.source.key, child.program.header, ranges);
+        const nested = durability?.store.nested
+          ? { store: durability.store.nested(i), checkpointIntervalMs: durability.checkpointIntervalMs }
+          : undefined;
+        if (nested) {
+          const output: DerivedOutput = {
+            table: child.source.table,
+            keepAfter: -1,
+            next: into.next,
+            resumeAt: into.resumeAt,
+          };
+          execution.derivedOutput = output;
+          this.childOutputs.set(child.source.key, output);
+        }
+        childrenResumed.push(execution.resumed);
         children.push(
-          execution.run(into, childAbort.signal).catch((e: unknown) => {
+          execution.run(into, childAbort.signal, nested).catch((e: unknown) => {
             childFailure = e;
             this.wake?.();
           }),
@@ -248,8 +288,12 @@ export class StreamingExecution implements RowsPlan {
       if (durability) {
         log = new EventLog(durability);
         out = log.tagging(sink);
+        // The journal's steps over derived tables read rows the nested queries make again first.
+        await Promise.all(childrenResumed);
+        if (childFailure) throw childFailure;
         await this.resume(log, cursors, state, out);
       }
+      this.markResumed();
       /** Run one event: journaled first when durable; a checkpoint after it when one is due. */
       const event = async (body: EventBody) => {
         if (log) await log.begin(body);
@@ -288,7 +332,10 @@ export class StreamingExecution implements RowsPlan {
         const emitFirst = tickDue && this.steppedForTick && !this.backfill;
         if (pending.length > 0 && !deferred && !emitFirst) {
           const stepRanges = cursors.map((c): [number, number] => {
-            const r = c.pending > 0 ? c.nextRange(MAX_STEP_ROWS) : { lo: c.after, hi: c.after };
+            // A window aggregation's watermark moves insert by insert (rows late against an
+            // earlier insert of the same range are dropped), so its live steps take one commit.
+            const oneCommit = this.watermark !== undefined && !this.backfill;
+            const r = c.pending > 0 ? c.nextRange(MAX_STEP_ROWS, oneCommit) : { lo: c.after, hi: c.after };
             const hi = this.sharedGroup ? this.ranges.shared!.align(this.sharedGroup, r.lo, r.hi) : r.hi;
             return [r.lo, hi];
           });
@@ -326,12 +373,15 @@ export class StreamingExecution implements RowsPlan {
         await this.sleep(waitUntil - now);
       }
       // A clean stop keeps everything done so far (a crash keeps the last checkpoint and journal).
-      if (log?.hasUnsaved) await this.checkpoint(log, cursors, state);
+      // A nested query saves again when its parent's checkpoint moved past rows its copy holds.
+      const stale = this.derivedOutput !== undefined && this.derivedOutput.keepAfter !== this.savedKeepAfter;
+      if (log && (log.hasUnsaved || stale)) await this.checkpoint(log, cursors, state, true);
       this.status = signal.aborted ? 'canceled' : 'finished';
     } catch (e) {
       this.status = 'failed';
       throw e;
     } finally {
+      this.markResumed();
       signal.removeEventListener('abort', onAbort);
       leaveGroup?.();
       this.sharedGroup = undefined;
@@ -349,16 +399,25 @@ export class StreamingExecution implements RowsPlan {
     await dropQueryTables(this.engine, this.program);
   }
 
-  /** Where a nested query's rows go: its derived table, each row with the next sequence number. */
+  /**
+   * Where a nested query's rows go: its derived table, each row with the next sequence number.
+   * `resumeAt` says the table holds rows up to `next - 1` already (restored from a checkpoint);
+   * `next` is the sequence number the next row gets.
+   */
   private derivedSink(
     table: string,
     key: string,
     header: readonly ResultColumn[],
     ranges: DerivedRanges,
-  ): ResultSink {
+  ): ResultSink & { resumeAt(next: number): void; next(): number } {
     let next = 0;
     const columns = [...header.map((h) => h.name), '_tp_sn'];
     return {
+      next: () => next,
+      resumeAt: (at) => {
+        next = at;
+        if (at > 0) ranges.publish(key, at - 1);
+      },
       rows: async (rows) => {
         const first = next;
         const payload = rows
@@ -495,6 +554,15 @@ export class StreamingExecution implements RowsPlan {
     (this.program.dedups ?? []).forEach((d, i) => {
       tables[`dedup${i}`] = d.table;
     });
+    // Only the derived rows the parent's checkpoint has not processed yet: it never reads the
+    // others again (a checkpoint does not copy all the nested query ever made).
+    const out = this.derivedOutput;
+    if (out) tables.output = `(SELECT * FROM ${out.table} WHERE _tp_sn > ${out.keepAfter})`;
+    // table() snapshots joined in: the recovered query joins with what the first run read, as
+    // Proton restores a join's right side from its checkpoint.
+    (this.program.snapshots ?? []).forEach((t, i) => {
+      tables[`snapshot${i}`] = t;
+    });
     return tables;
   }
 
@@ -518,6 +586,17 @@ export class StreamingExecution implements RowsPlan {
     for (const [i, d] of (this.program.dedups ?? []).entries()) {
       const saved = tables[`dedup${i}`];
       if (saved) await this.rawEngine.query(`INSERT INTO ${d.table} SELECT * FROM ${saved}`);
+    }
+    for (const [i, t] of (this.program.snapshots ?? []).entries()) {
+      const saved = tables[`snapshot${i}`];
+      if (!saved) continue;
+      await this.rawEngine.query(`TRUNCATE TABLE ${t}`);
+      await this.rawEngine.query(`INSERT INTO ${t} SELECT * FROM ${saved}`);
+    }
+    if (this.derivedOutput && tables.output) {
+      const table = this.derivedOutput.table;
+      await this.rawEngine.query(`INSERT INTO ${table} SELECT * FROM ${tables.output}`);
+      this.derivedOutput.resumeAt((checkpoint.state as SavedState).derivedNext ?? 0);
     }
 
     log.seq = checkpoint.seq;
@@ -543,12 +622,19 @@ export class StreamingExecution implements RowsPlan {
     await state?.flushDeletes();
     const processedSn: Record<string, number> = {};
     for (const c of cursors) processedSn[c.source.key] = Math.max(processedSn[c.source.key] ?? -1, c.after);
+    const keepAfter = this.derivedOutput?.keepAfter;
     await log.save({
       processedSn,
       processedTime: this.progressStats.lastEventTime,
       state: this.saveState(cursors),
       tables: this.liveTables(state),
     });
+    this.savedKeepAfter = keepAfter;
+    // Derived rows at or before this checkpoint's positions are not needed by a restore any more.
+    for (const c of cursors) {
+      const out = this.childOutputs.get(c.source.key);
+      if (out) out.keepAfter = Math.max(out.keepAfter, c.after);
+    }
   }
 
   /** The in-memory state a later step depends on, as JSON. */
@@ -574,6 +660,7 @@ export class StreamingExecution implements RowsPlan {
       carriedByKey: this.carriedByKey.map((m) => [...m]),
       ...(this.sessions ? { sessions: this.sessions.save() } : {}),
       startAfter: [...this.startAfter],
+      ...(this.derivedOutput ? { derivedNext: this.derivedOutput.next() } : {}),
       ...(this.inputs.save ? { inputs: this.inputs.save() } : {}),
     };
   }
@@ -634,6 +721,7 @@ export class StreamingExecution implements RowsPlan {
       const [lo, hi] = stepRanges[i] ?? [c.after, c.after];
       values[P.lo(c.source.index)] = lo;
       values[P.hi(c.source.index)] = hi;
+      values[P.start(c.source.index)] = this.startAfter[i] ?? -1;
       rows += hi - lo;
     });
     this.progressStats.scannedRows += rows;
@@ -801,9 +889,10 @@ export class StreamingExecution implements RowsPlan {
         if (sn > hi) hi = sn;
       }
     const ranges: Record<string, number> = {};
-    for (const src of this.program.sources) {
+    for (const [i, src] of this.program.sources.entries()) {
       ranges[P.lo(src.index)] = lo - 1;
       ranges[P.hi(src.index)] = hi;
+      ranges[P.start(src.index)] = this.startAfter[i] ?? -1;
     }
     for (const s of withRows) {
       s.version = this.substreamVersions.get(s.key) ?? 0;

@@ -178,6 +178,7 @@ const EMPTY_RANGES = (sources: readonly BoundSource[]) => ({
     sources.flatMap((s) => [
       [P.lo(s.index), 0],
       [P.hi(s.index), 0],
+      [P.start(s.index), -1],
     ]),
   ),
   ...Object.fromEntries(
@@ -318,7 +319,9 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       return changelogRowsSql(conversion, {
         lo: P.lo(s.index),
         hi: P.hi(s.index),
-        start: String(startAfter[s.index] ?? -1),
+        // Filled at each step with the first run's start: a recovered query keeps the keys'
+        // versions from before the RECOVER.
+        start: P.start(s.index),
       });
     }
     const side = sideReads.get(s.index);

@@ -1,8 +1,8 @@
 import type { Logger } from '../log/logger.ts';
 import type { RowsPlan } from '../queries/execution.ts';
 import type { Durability } from '../streaming/durability.ts';
+import { isDurablePlan } from '../streaming/durable-plan.ts';
 import type { ResultSink } from '../streaming/result-sink.ts';
-import { StreamingExecution } from '../streaming/streaming-execution.ts';
 import type { PauseGate } from './pause-gate.ts';
 
 /**
@@ -221,6 +221,6 @@ function runExecution(
   signal: AbortSignal,
   durability: Durability | undefined,
 ): Promise<void> {
-  if (durability && plan instanceof StreamingExecution) return plan.run(sink, signal, durability);
+  if (durability && isDurablePlan(plan)) return plan.run(sink, signal, durability);
   return plan.run(sink, signal);
 }

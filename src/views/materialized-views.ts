@@ -17,8 +17,7 @@ import type { StreamStore } from '../stream/stream-store.ts';
 import type { ViewRecord } from '../streaming/catalog-resolver.ts';
 import { FileCheckpointStore } from '../streaming/checkpoint/file-checkpoint-store.ts';
 import type { Durability } from '../streaming/durability.ts';
-import { durabilityRefusal } from '../streaming/durability-refusal.ts';
-import { StreamingExecution } from '../streaming/streaming-execution.ts';
+import { durablePlanRefusal, isDurablePlan } from '../streaming/durable-plan.ts';
 import { qualifyReferences, tableReferences } from '../streaming/view-references.ts';
 import type { ExternalTarget, ExternalTargets, ViewWriter } from './external-target.ts';
 import {
@@ -459,8 +458,7 @@ export class MaterializedViews {
     try {
       // A view runs durably (exactly once across restarts): a shape the executor cannot checkpoint
       // is refused rather than run with gaps or doubles after a crash.
-      const refusal =
-        this.deps.dataDir && plan instanceof StreamingExecution ? durabilityRefusal(plan.program) : undefined;
+      const refusal = this.deps.dataDir && isDurablePlan(plan) ? durablePlanRefusal(plan) : undefined;
       if (refusal)
         throw err('NOT_IMPLEMENTED', {
           detail: `a materialized view must resume exactly where it was after a restart, and ${refusal}`,

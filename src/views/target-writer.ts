@@ -48,11 +48,13 @@ export class TargetWriter implements ResultSink {
     if (rows.length === 0) return;
     await this.o.gate.enter();
     try {
-      const { streams, db, target, producerId } = this.o;
+      const { streams, db, target } = this.o;
+      // The branches of a UNION each write as a producer of their own (their tags are apart).
+      const producerId = tag?.branch ? `${this.o.producerId}.u${tag.branch}` : this.o.producerId;
       if (tag && !tagAfter(tag, streams.lastProducerTag(db, target, producerId))) return;
       const body = this.body(rows);
       await streams.ingestBody(db, target, body, 'compact', 'utf-8', {
-        ...(tag ? { producer: { id: producerId, tag } } : {}),
+        ...(tag ? { producer: { id: producerId, tag: { seq: tag.seq, part: tag.part } } } : {}),
       });
       this.counters.rows += rows.length;
       this.counters.writes++;

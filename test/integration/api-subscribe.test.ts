@@ -123,11 +123,12 @@ test('unknown ids and shapes that cannot be checkpointed answer clear errors', a
   const unsub = await api.startError("unsubscribe to 'nope'");
   assert.deepEqual([unsub.status, unsub.code], [404, 2003]);
   const st = await api.createStream('sub', '(i int, s string)');
+  const kv = await api.createStream('subkv', "(i int, v string) primary key i settings mode='versioned_kv'");
   const join = await api.startError(
-    `subscribe to select a.i from ${st} as a join table(${st}) as b on a.i = b.i`,
+    `subscribe to select a.i, b.v from ${st} as a join ${kv} as b on a.i = b.i`,
   );
   assert.deepEqual([join.status, join.code], [400, 48]);
-  assert.match(join.message, /table\(\)/);
+  assert.match(join.message, /versioned_kv/);
   const historical = await api.startError(`subscribe to select i from table(${st})`);
   assert.deepEqual([historical.status, historical.code], [400, 48]);
   const interval = await api.startError(`subscribe to select i from ${st} settings checkpoint_interval=0`);
@@ -148,6 +149,26 @@ test('RECOVER after a server restart continues from the checkpoint saved at shut
   const r = await api.start(`recover from '${q.id}'`);
   await r.waitForRows(1);
   assert.deepEqual(r.rows, [[2]]);
+  await r.cancel();
+  await api.exec(`unsubscribe to '${q.id}'`);
+});
+
+test('a recovered changelog() query retracts the version of a key read before the RECOVER', async () => {
+  const st = await api.createStream('subcl', '(i int, k string)');
+  const q = await api.start(
+    `subscribe to select i, k, _tp_delta from changelog(${st}, k) settings checkpoint_interval=1`,
+  );
+  await api.exec(`insert into ${st}(i, k) values (1, 'k1')`);
+  await q.waitForRows(1);
+  assert.deepEqual(q.rows, [[1, 'k1', 1]]);
+  await q.cancel();
+  await api.exec(`insert into ${st}(i, k) values (2, 'k1')`);
+  const r = await api.start(`recover from '${q.id}'`);
+  await r.waitForRows(2);
+  assert.deepEqual(r.rows, [
+    [1, 'k1', -1],
+    [2, 'k1', 1],
+  ]);
   await r.cancel();
   await api.exec(`unsubscribe to '${q.id}'`);
 });

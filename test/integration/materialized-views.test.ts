@@ -193,6 +193,27 @@ test('DROP VIEW drops an implicit target and keeps an INTO target', async () => 
   await q.fails('DROP VIEW mv_into', 404, 60);
 });
 
+test('ALTER STREAM of a view: INTO targets refuse it, implicit targets take settings and TTL only', async () => {
+  await q.ok('CREATE STREAM alt_into (i int64)');
+  await q.ok('CREATE MATERIALIZED VIEW mv_alt_into INTO alt_into AS SELECT i FROM src');
+  await q.ok('CREATE MATERIALIZED VIEW mv_alt AS SELECT i FROM src');
+  // Proton's StorageMaterializedView: 48 for a view with a target of its own; REMOVE TTL is
+  // checked first (the view has no TTL), 36.
+  await q.fails('ALTER STREAM mv_alt_into MODIFY SETTING logstore_retention_bytes = 1000000', 400, 48);
+  await q.fails('ALTER STREAM mv_alt_into MODIFY TTL to_datetime(_tp_time) + INTERVAL 1 DAY', 400, 48);
+  await q.fails('ALTER STREAM mv_alt_into REMOVE TTL', 400, 36);
+  // The implicit target (it has the view's name) takes the change.
+  await q.ok('ALTER STREAM mv_alt MODIFY SETTING logstore_retention_bytes = 1000000');
+  await q.ok('ALTER STREAM mv_alt MODIFY TTL to_datetime(_tp_time) + INTERVAL 1 DAY');
+  await q.ok('ALTER STREAM mv_alt REMOVE TTL');
+  await q.fails('ALTER STREAM mv_alt ADD COLUMN j int64', 400, 48);
+  // The INTO target itself is a stream like any other.
+  await q.ok('ALTER STREAM alt_into MODIFY SETTING logstore_retention_bytes = 1000000');
+  await q.ok('DROP VIEW mv_alt_into');
+  await q.ok('DROP VIEW mv_alt');
+  await q.ok('DROP STREAM alt_into');
+});
+
 test('after a restart every view runs again and writes new results', async () => {
   const before = await count('SELECT count() FROM table(mv_tail)');
   h = await h.restart();

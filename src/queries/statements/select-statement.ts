@@ -1,8 +1,9 @@
 import type { Engine } from '../../engine/engine.ts';
 import { guardedEngine } from '../../engine/guarded-engine.ts';
+import { err } from '../../errors/tributary-error.ts';
 import { analyze, fillResultTypes } from '../../sql/analyzer/analyze.ts';
 import { isStreamingQuery } from '../../sql/analyzer/streaming.ts';
-import type { Query } from '../../sql/ast/query.ts';
+import type { Query, SelectQuery, UnionQuery } from '../../sql/ast/query.ts';
 import { recordingResolver, type TableResolver } from '../../sql/translator/resolver.ts';
 import { translate, translateQuery } from '../../sql/translator/translate.ts';
 import { toProtonType } from '../../sql/types/proton-types.ts';
@@ -10,6 +11,7 @@ import type { CommittedRanges } from '../../streaming/source-cursor.ts';
 import type { BindingContext } from '../../streaming/stream-bindings.ts';
 import { StreamingExecution } from '../../streaming/streaming-execution.ts';
 import { planStreamingQuery } from '../../streaming/streaming-planner.ts';
+import { StreamingUnion } from '../../streaming/streaming-union.ts';
 import { checkWindowTime, windowFunctionsIn, windowTimeColumn } from '../../streaming/window-time-check.ts';
 import type { Plan } from '../execution.ts';
 import { HistoricalExecution } from '../historical-execution.ts';
@@ -89,18 +91,40 @@ export function selectHandler(deps: SelectDeps): StatementHandler<Query> {
         options.timeoutMs,
       );
     }
-    const program = await planStreamingQuery(query, {
-      ...deps,
-      resolver,
-      engine,
-      committedSn: (k) => deps.ranges.committedSn(k),
-    });
-    return new StreamingExecution(
-      deps.engine,
-      deps.ranges,
-      program,
-      { ...fillResultTypes(analysis, program.header), is_streaming: true },
-      [...reads],
-    );
+    const planBranch = async (q: Query) => {
+      const program = await planStreamingQuery(q, {
+        ...deps,
+        resolver,
+        engine,
+        committedSn: (k) => deps.ranges.committedSn(k),
+      });
+      return new StreamingExecution(
+        deps.engine,
+        deps.ranges,
+        program,
+        { ...fillResultTypes(analysis, program.header), is_streaming: true },
+        [...reads],
+      );
+    };
+    if (query.kind !== 'Union') return planBranch(query);
+    // A streaming UNION: each branch runs as its own streaming query (streaming-union.ts).
+    const branches: StreamingExecution[] = [];
+    try {
+      for (const q of unionBranches(query)) branches.push(await planBranch(q));
+    } catch (e) {
+      for (const b of branches) await b.dispose();
+      throw e;
+    }
+    const first = branches[0] as StreamingExecution;
+    return new StreamingUnion(branches, { ...fillResultTypes(analysis, first.header), is_streaming: true });
   };
+}
+
+/** The SELECTs of a streaming UNION (nested unions flattened); UNION DISTINCT is refused. */
+function unionBranches(u: UnionQuery): SelectQuery[] {
+  if (u.ops.includes('UNION DISTINCT'))
+    throw err('NOT_IMPLEMENTED', {
+      detail: 'UNION DISTINCT of streaming queries is not supported; use UNION ALL',
+    });
+  return u.queries.flatMap((q) => (q.kind === 'Union' ? unionBranches(q) : [q]));
 }

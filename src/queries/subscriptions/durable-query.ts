@@ -1,5 +1,5 @@
+import type { DurablePlan } from '../../streaming/durable-plan.ts';
 import type { ExecutionProgress, PipelineStep, ResultSink } from '../../streaming/result-sink.ts';
-import type { StreamingExecution } from '../../streaming/streaming-execution.ts';
 import type { RowsPlan } from '../execution.ts';
 import type { QueryAnalysis, ResultColumn } from '../query-types.ts';
 import type { Subscriptions } from './subscriptions.ts';
@@ -17,7 +17,7 @@ export class DurableQuery implements RowsPlan {
 
   constructor(
     readonly queryId: string,
-    private readonly execution: StreamingExecution,
+    private readonly execution: DurablePlan,
     private readonly subscriptions: Subscriptions,
     private readonly checkpointIntervalMs: number,
   ) {

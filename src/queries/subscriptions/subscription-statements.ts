@@ -3,8 +3,7 @@ import { err } from '../../errors/tributary-error.ts';
 import type { Query } from '../../sql/ast/query.ts';
 import type { RecoverStatement, SubscribeStatement, UnsubscribeStatement } from '../../sql/ast/statement.ts';
 import { parseStatement } from '../../sql/parser/parse.ts';
-import { durabilityRefusal } from '../../streaming/durability-refusal.ts';
-import { StreamingExecution } from '../../streaming/streaming-execution.ts';
+import { type DurablePlan, durablePlanRefusal, isDurablePlan } from '../../streaming/durable-plan.ts';
 import type { Plan } from '../execution.ts';
 import type { StatementHandler } from '../statement-handler.ts';
 import { statementPlan } from '../static-rows.ts';
@@ -33,14 +32,14 @@ function checkpointIntervalMs(query: Query): number {
 }
 
 /** The streaming execution of a subscribed query; refuses (and releases) any other plan. */
-async function durableExecution(plan: Plan): Promise<StreamingExecution> {
-  if (!(plan instanceof StreamingExecution)) {
+async function durableExecution(plan: Plan): Promise<DurablePlan> {
+  if (!isDurablePlan(plan)) {
     if (plan.kind === 'rows') await plan.dispose?.();
     throw err('NOT_IMPLEMENTED', {
       detail: 'SUBSCRIBE TO needs a streaming query (a historical query has nothing to checkpoint)',
     });
   }
-  const refusal = durabilityRefusal(plan.program);
+  const refusal = durablePlanRefusal(plan);
   if (refusal) {
     await plan.dispose();
     throw err('NOT_IMPLEMENTED', { detail: refusal });

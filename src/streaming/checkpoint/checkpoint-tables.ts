@@ -46,11 +46,17 @@ export class CheckpointTables {
     }
   }
 
-  private async list(): Promise<string[]> {
+  /** Drop the saved tables of every nested store (prefix `<prefix>_n<index>`). */
+  async dropNested(): Promise<void> {
+    for (const name of await this.list(`${this.prefix}_n`))
+      await this.engine.query(`DROP TABLE IF EXISTS ${quoteIdent(CHECKPOINT_DB)}.${quoteIdent(name)}`);
+  }
+
+  private async list(start = `${this.prefix}__`): Promise<string[]> {
     const text = (
       await this.engine.query(
         `SELECT name FROM system.tables WHERE database = ${quoteString(CHECKPOINT_DB)} ` +
-          `AND startsWith(name, ${quoteString(`${this.prefix}__`)})`,
+          `AND startsWith(name, ${quoteString(start)})`,
       )
     ).text();
     return text

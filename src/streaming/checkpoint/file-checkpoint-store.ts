@@ -42,17 +42,30 @@ export class FileCheckpointStore implements CheckpointStore {
   private current = -1;
   private loaded = false;
 
+  private readonly prefix: string;
+
   constructor(
-    engine: Engine,
+    private readonly engine: Engine,
     dataDir: string,
     readonly owner: string,
+    /** A nested store's place: a directory inside its parent's, a table prefix extending its parent's. */
+    place?: { dir: string; prefix: string },
   ) {
     if (!isValidOwnerId(owner)) throw new Error(`invalid checkpoint owner id ${JSON.stringify(owner)}`);
-    this.dir = join(checkpointsDir(dataDir), owner);
+    this.dir = place?.dir ?? join(checkpointsDir(dataDir), owner);
     this.journalFile = new JournalFile(join(this.dir, 'journal.log'));
     // Table names: a readable part of the id and a hash (ids differing only in `.`/`-` stay apart).
     const hash = createHash('sha256').update(owner).digest('hex').slice(0, 12);
-    this.tables = new CheckpointTables(engine, `${owner.replace(/\W/g, '_').slice(0, 64)}_${hash}`);
+    this.prefix = place?.prefix ?? `${owner.replace(/\W/g, '_').slice(0, 64)}_${hash}`;
+    this.tables = new CheckpointTables(engine, this.prefix);
+  }
+
+  /** The store of nested query `index`: `<dir>/n<index>/`, tables `<prefix>_n<index>__...`. */
+  nested(index: number): FileCheckpointStore {
+    return new FileCheckpointStore(this.engine, '', this.owner, {
+      dir: join(this.dir, `n${index}`),
+      prefix: `${this.prefix}_n${index}`,
+    });
   }
 
   private get file(): string {
@@ -112,6 +125,8 @@ export class FileCheckpointStore implements CheckpointStore {
   async destroy(): Promise<void> {
     await this.journalFile.close();
     await this.tables.dropAllBut([]);
+    // Nested stores' tables (their directories go with this one's).
+    await this.tables.dropNested();
     await rm(this.dir, { recursive: true, force: true });
     this.current = -1;
   }
