@@ -42,6 +42,11 @@ export type JournalEntry =
       readonly ranges: ReadonlyArray<readonly [number, number]>;
       /** The step ran as part of a backfill (watermarks muted, no emits). */
       readonly backfill?: boolean;
+      /**
+       * Where inserts ended inside the range of source 0 (ascending, each below its `hi`): a window
+       * aggregation judges lateness insert by insert inside one step (streaming-execution.ts).
+       */
+      readonly cuts?: readonly number[];
     }
   | { readonly seq: number; readonly kind: 'periodic' | 'timeout' | 'backfill-end' };
 

@@ -7,6 +7,7 @@ export type EventBody =
       readonly kind: 'step';
       readonly ranges: ReadonlyArray<readonly [number, number]>;
       readonly backfill?: boolean;
+      readonly cuts?: readonly number[];
     }
   | { readonly kind: 'periodic' | 'timeout' | 'backfill-end' };
 

@@ -74,6 +74,11 @@ export class SourceCursor {
     return { lo: this.after, hi };
   }
 
+  /** Where commits ended strictly inside `(lo, hi)`, ascending (call after `nextRange`). */
+  commitEndsWithin(lo: number, hi: number): number[] {
+    return this.commitEnds.filter((end) => end > lo && end < hi);
+  }
+
   close(): void {
     this.unsubscribe?.();
     this.unsubscribe = undefined;

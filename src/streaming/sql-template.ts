@@ -21,6 +21,10 @@ export class SqlTemplate {
 
 export const P = {
   watermark: '__TRB_WM__',
+  /** The insert a window source's row came in, as an engine expression over `_tp_sn` (1-based). */
+  commit: '__TRB_COMMIT__',
+  /** The late filter inside a window source's range read (`1` unless a step covers several inserts). */
+  late: '__TRB_LATE__',
   batch: '__TRB_BATCH__',
   emitVersion: '__TRB_EMIT_VERSION__',
   /** Rows the query emitted before this step (monotonic() continues from there). */

@@ -20,7 +20,7 @@ import { type SavedSessions, type Session, type SessionRow, SessionTracker } fro
 import { identicalRunKey } from './shared-runs.ts';
 import { sharedGroupKey } from './shared-step-reads.ts';
 import { type CommittedRanges, SourceCursor } from './source-cursor.ts';
-import { P } from './sql-template.ts';
+import { P, type SqlTemplate } from './sql-template.ts';
 import { StateTable } from './state-table.ts';
 import type { StreamingProgram } from './streaming-program.ts';
 import { SubstreamWatermarks } from './substream-watermarks.ts';
@@ -331,15 +331,30 @@ export class StreamingExecution implements RowsPlan {
         // not keep the periodic emit from ever running.
         const emitFirst = tickDue && this.steppedForTick && !this.backfill;
         if (pending.length > 0 && !deferred && !emitFirst) {
+          // A window aggregation's watermark moves insert by insert (rows late against an earlier
+          // insert of the same range are dropped). Over one stream its live steps cover several
+          // inserts and judge each against the watermark the inserts before it left (`cuts`); with
+          // ON UPDATE (an emit per insert) or several sources, a live step takes one insert.
+          const windowed = this.watermark !== undefined && !this.backfill;
+          const cutting =
+            windowed &&
+            cursors.length === 1 &&
+            this.program.aggregation?.window?.insertLate !== undefined &&
+            !(this.program.policy.shape === 'window' && this.program.policy.onUpdate);
           const stepRanges = cursors.map((c): [number, number] => {
-            // A window aggregation's watermark moves insert by insert (rows late against an
-            // earlier insert of the same range are dropped), so its live steps take one commit.
-            const oneCommit = this.watermark !== undefined && !this.backfill;
+            const oneCommit = windowed && !cutting;
             const r = c.pending > 0 ? c.nextRange(MAX_STEP_ROWS, oneCommit) : { lo: c.after, hi: c.after };
             const hi = this.sharedGroup ? this.ranges.shared!.align(this.sharedGroup, r.lo, r.hi) : r.hi;
             return [r.lo, hi];
           });
-          await event({ kind: 'step', ranges: stepRanges, ...(this.backfill ? { backfill: true } : {}) });
+          const [lo0, hi0] = stepRanges[0] ?? [0, 0];
+          const cuts = cutting ? cursors[0]!.commitEndsWithin(lo0, hi0) : [];
+          await event({
+            kind: 'step',
+            ranges: stepRanges,
+            ...(cuts.length > 0 ? { cuts } : {}),
+            ...(this.backfill ? { backfill: true } : {}),
+          });
           if (tickDue) this.steppedForTick = true;
           this.lastStepAt = Date.now();
           continue;
@@ -516,7 +531,14 @@ export class StreamingExecution implements RowsPlan {
   ): Promise<void> {
     switch (event.kind) {
       case 'step': {
-        const hadRows = await this.step(cursors, event.ranges, state, sink, event.backfill ?? false);
+        const hadRows = await this.step(
+          cursors,
+          event.ranges,
+          state,
+          sink,
+          event.backfill ?? false,
+          event.cuts,
+        );
         if (hadRows) {
           this.newSinceEmit = true;
           this.lastRowsAt = Date.now();
@@ -714,6 +736,7 @@ export class StreamingExecution implements RowsPlan {
     state: StateTable | undefined,
     sink: ResultSink,
     backfill: boolean,
+    cuts: readonly number[] = [],
   ): Promise<boolean> {
     const values: Record<string, number> = {};
     let rows = 0;
@@ -723,6 +746,7 @@ export class StreamingExecution implements RowsPlan {
       values[P.hi(c.source.index)] = hi;
       values[P.start(c.source.index)] = this.startAfter[i] ?? -1;
       rows += hi - lo;
+      values[P.late] = 1;
     });
     this.progressStats.scannedRows += rows;
     const p = this.program;
@@ -761,7 +785,7 @@ export class StreamingExecution implements RowsPlan {
       if (p.lags) await this.carryForward(p.lags.carry.fill(values), p.lags.depths.length);
     } else if (state && p.aggregation) {
       this.joinFoldedRows = true;
-      await this.fold(values, parts, state, sink, backfill);
+      await this.fold(values, parts, state, sink, backfill, cuts);
     } else if (p.session && this.sessions) {
       await this.sessionStep(values, sink);
     }
@@ -916,6 +940,7 @@ export class StreamingExecution implements RowsPlan {
     state: StateTable,
     sink: ResultSink,
     backfill: boolean,
+    cuts: readonly number[] = [],
   ) {
     const agg = this.program.aggregation!;
     // A join step with nothing to fold (e.g. only versioned_kv updates) changes no group.
@@ -939,8 +964,13 @@ export class StreamingExecution implements RowsPlan {
       // Rows older than their substream's watermark in force before this batch are late (dropped);
       // during a backfill the watermark is muted (Proton's processWithMutedWatermark). The same
       // engine call folds the batch and reads its largest event time per substream.
-      const wm = backfill ? `toInt64(${-(2n ** 63n) + 1n})` : this.watermark.lookupSql(window.sourceKeySql);
-      const fold = foldSql({ [P.watermark]: wm, [P.batch]: batch });
+      const noFilter = `toInt64(${-(2n ** 63n) + 1n})`;
+      const byInsert = !backfill && cuts.length > 0 ? window.insertLate : undefined;
+      const wm = backfill || byInsert ? noFilter : this.watermark.lookupSql(window.sourceKeySql);
+      const late = byInsert
+        ? `${byInsert.timeNsSql} >= ${await this.insertWatermarksSql(byInsert.maxTime, window.sourceKeySql, values, cuts)}`
+        : 1;
+      const fold = foldSql({ [P.watermark]: wm, [P.late]: late, [P.batch]: batch });
       const maxText = await this.timed('Aggregate', () => state.append(fold, window.maxTime.fill(values)));
       const maxima = new Map<string, bigint>();
       for (const line of maxText.split('\n')) {
@@ -977,6 +1007,41 @@ export class StreamingExecution implements RowsPlan {
         else await this.emitClosedWindows(state, sink);
       }
     }
+  }
+
+  /**
+   * The late filter of a step over several inserts of one stream: each row is judged against the
+   * watermark the inserts before its own left, as when each insert is its own step (Proton
+   * stamps watermarks block by block). One engine call reads each insert's largest event time per
+   * substream; the watermarks in force before each insert are then computed here.
+   */
+  private async insertWatermarksSql(
+    maxTimeByCommit: SqlTemplate,
+    keySql: string,
+    values: Record<string, number>,
+    cuts: readonly number[],
+  ): Promise<string> {
+    const insertOf = `multiIf(${cuts.map((end, i) => `_tp_sn <= ${end}, ${i + 1}`).join(', ')}, ${cuts.length + 1})`;
+    const text = await this.timed('Aggregate', () =>
+      this.engine.query(maxTimeByCommit.fill({ ...values, [P.commit]: insertOf })),
+    );
+    const byInsert = new Map<number, Map<string, bigint>>();
+    for (const line of text.split('\n')) {
+      if (!line) continue;
+      const [key, insert, max] = JSON.parse(line) as [string, number | string, string];
+      const n = Number(insert);
+      let m = byInsert.get(n);
+      if (!m) byInsert.set(n, (m = new Map()));
+      m.set(key, BigInt(max));
+    }
+    const progress = this.watermark!.copy();
+    const branches: string[] = [];
+    cuts.forEach((end, i) => {
+      branches.push(`_tp_sn <= ${end}`, progress.lookupSql(keySql));
+      const maxima = byInsert.get(i + 1);
+      if (maxima) progress.observe(maxima);
+    });
+    return `multiIf(${branches.join(', ')}, ${progress.lookupSql(keySql)})`;
   }
 
   private async afterBackfill(state: StateTable, sink: ResultSink): Promise<void> {

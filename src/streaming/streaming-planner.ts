@@ -190,6 +190,7 @@ const EMPTY_RANGES = (sources: readonly BoundSource[]) => ({
   ),
   [JOIN_MIN_LEFT]: 0,
   [JOIN_MIN_RIGHT]: 0,
+  [P.late]: 1,
   [ALIGN_UNTIL]: 0,
   [ALIGN_PREV_UNTIL]: 0,
   [ALIGN_PREV_SN]: 0,
@@ -313,6 +314,9 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   let keyedSources: NonNullable<JoinPlan['keyedSources']> = new Map();
   // Where the query started reading each source (changelog() sides of a join start there).
   const queryStart = [...startAfter];
+  // A window over one stream judges lateness insert by insert inside a step (`__TRB_LATE__` in
+  // the stream's range read, streaming-execution.ts insertWatermarksSql), once set below.
+  const insertLate: { source?: number; used: boolean } = { used: false };
   const rangeSql = (s: BoundSource) => {
     const conversion = conversions.get(s.index);
     if (conversion) {
@@ -339,7 +343,9 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       return versions === 1
         ? latestRowsUpTo(s.definition, P.hi(s.index))
         : lastVersionsUpTo(s.definition, P.hi(s.index), versions);
-    return `(SELECT *, _tp_sn FROM ${s.kind === 'stream' ? rangeSource(s.definition) : s.table} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}${ordered ? ' ORDER BY _tp_sn' : ''})`;
+    const late = s.index === insertLate.source ? ` AND ${P.late}` : '';
+    if (late) insertLate.used = true;
+    return `(SELECT *, _tp_sn FROM ${s.kind === 'stream' ? rangeSource(s.definition) : s.table} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}${late}${ordered ? ' ORDER BY _tp_sn' : ''})`;
   };
   const ranged: TableResolver = binder.resolver(rangeSql);
   // `table(s)` joined with a stream reads its snapshot (join-planner.ts), once planned.
@@ -592,6 +598,17 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       await dedups.create(ctx.engine);
       return sql;
     });
+    const only = sources[0];
+    if (
+      !join &&
+      win.shape.kind !== 'session' &&
+      sources.length === 1 &&
+      only?.kind === 'stream' &&
+      (wf as TableFunctionRef).args[0]?.kind === 'Identifier' &&
+      win.time.kind === 'Identifier' &&
+      partition.every((e) => e.kind === 'Identifier')
+    )
+      insertLate.source = only.index;
   }
   const foldWhere = andAll([
     ...conjuncts(split.fold.where),
@@ -618,6 +635,32 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
         : resolver.resolve(db, name),
   });
   let emitSelect = split.emit;
+  // Per range: the largest event time per substream (and per insert, `byCommit`).
+  const maxTimeSelect = (byCommit: boolean): SelectQuery => ({
+    kind: 'Select',
+    distinct: false,
+    ...(select.with ? { with: select.with } : {}),
+    columns: [
+      { kind: 'Alias', expr: substreamKey(partition), alias: '__key', span: NO_SPAN },
+      ...(byCommit
+        ? [{ kind: 'Alias', expr: num(P.commit), alias: '__commit', span: NO_SPAN } as const]
+        : []),
+      {
+        kind: 'Alias',
+        expr: call('to_string', call('max', timeNs as Expr)),
+        alias: '__max_ns',
+        span: NO_SPAN,
+      },
+    ],
+    from: windowSourceItem(wf as TableFunctionRef),
+    groupBy: {
+      kind: 'GroupBy',
+      items: byCommit ? [ident('__key'), ident('__commit')] : [ident('__key')],
+      withTotals: false,
+      span: NO_SPAN,
+    },
+    span: NO_SPAN,
+  });
   if (split.windowEnd && !emitSelect.orderBy) {
     emitSelect = {
       ...emitSelect,
@@ -741,25 +784,15 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
           window: {
             shape: win.shape,
             ...(policy.shape === 'window' && policy.delay ? { delay: policy.delay } : {}),
-            maxTime: new SqlTemplate(
-              translate({
-                kind: 'Select',
-                distinct: false,
-                ...(select.with ? { with: select.with } : {}),
-                columns: [
-                  { kind: 'Alias', expr: substreamKey(partition), alias: '__key', span: NO_SPAN },
-                  {
-                    kind: 'Alias',
-                    expr: call('to_string', call('max', timeNs)),
-                    alias: '__max_ns',
-                    span: NO_SPAN,
+            maxTime: new SqlTemplate(translate(maxTimeSelect(false))),
+            ...(insertLate.used && insertLate.source !== undefined
+              ? {
+                  insertLate: {
+                    maxTime: new SqlTemplate(translate(maxTimeSelect(true))),
+                    timeNsSql: translateExpression(timeNs, { resolver, streamingFunction }),
                   },
-                ],
-                from: windowSourceItem(wf as TableFunctionRef),
-                groupBy: { kind: 'GroupBy', items: [ident('__key')], withTotals: false, span: NO_SPAN },
-                span: NO_SPAN,
-              }),
-            ),
+                }
+              : {}),
             sourceKeySql: translateExpression(substreamKey(partition), { resolver, streamingFunction }),
             stateKeySql: translateExpression(substreamKey(split.partitionColumns.map((c) => ident(c))), {
               resolver,

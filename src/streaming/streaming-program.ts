@@ -89,6 +89,13 @@ export interface AggregationProgram {
     readonly delay?: WindowInterval;
     /** Per range: `[substream key, largest event time (Int64 ns, as text)]` of the window source's rows. */
     readonly maxTime: SqlTemplate;
+    /**
+     * A window over one stream read directly: lateness judged insert by insert inside a step.
+     * `maxTime`: per range `[substream key, insert index, largest event time]`, the index being
+     * what `__TRB_COMMIT__` computes from `_tp_sn`; `timeNsSql`: the event time (Int64 ns) over
+     * the stream's columns, for the late filter `__TRB_LATE__` of the stream's range read.
+     */
+    readonly insertLate?: { readonly maxTime: SqlTemplate; readonly timeNsSql: string };
     /** The substream key over the state table's columns (engine SQL). */
     readonly stateKeySql: string;
     /** The substream key over the window source's columns, as the fold sees them (engine SQL). */

@@ -29,6 +29,13 @@ export class SubstreamWatermarks {
     return advanced;
   }
 
+  /** An independent copy of every substream's progress. */
+  copy(): SubstreamWatermarks {
+    const c = new SubstreamWatermarks(this.shape, this.delay);
+    c.restore(this.save());
+    return c;
+  }
+
   /** Every substream's progress, for a checkpoint. */
   save(): Array<[string, string | null, string | null]> {
     return [...this.trackers].map(([key, t]) => [key, ...t.save()]);
