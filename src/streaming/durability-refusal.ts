@@ -8,13 +8,13 @@ import type { StreamingProgram } from './streaming-program.ts';
 export function durabilityRefusal(program: StreamingProgram): string | undefined {
   if (program.children.length > 0)
     return 'a checkpointed query cannot read a nested streaming query (a subquery over a stream); make the subquery a materialized view and read that';
-  // An enrichment whose right side is read from the streams by sequence range (ASOF / LATEST
-  // joins, join-program.ts EnrichJoin) keeps its state in its inputs' checkpointed state; one with
-  // engine tables (kept right rows) or changelog sides does not yet.
+  // A join's kept sides (join-side-state.ts) are rebuilt from the streams when a run is restored;
+  // `table()` snapshots, taken when the query starts, are not.
   const join = program.join;
-  if ((join?.kind === 'enrich' && (join.kept || join.states)) || join?.kind === 'changelog')
-    return 'a checkpointed query cannot join versioned_kv or changelog_kv streams yet (ASOF and LATEST joins, and enrichment without kept rows, can be checkpointed)';
-  if ((program.snapshots ?? []).length > 0)
+  const kept = new Set(
+    join?.kind === 'enrich' || join?.kind === 'changelog' ? (join.kept ?? []).map((k) => k.table) : [],
+  );
+  if ((program.snapshots ?? []).some((t) => !kept.has(t)))
     return 'a checkpointed query cannot join table() snapshots yet (the snapshot is taken when the query starts)';
   return undefined;
 }
