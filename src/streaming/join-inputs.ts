@@ -116,6 +116,8 @@ class EnrichInputs implements StepInputs {
   private rightTime: bigint | undefined;
   private prevUntil: string | undefined;
   private prevSn: number | undefined;
+  /** Join alignment: every left row with `_tp_sn <= joinedUpTo` has been joined. */
+  private joinedUpTo: number | undefined;
 
   constructor(
     private readonly join: EnrichJoin,
@@ -160,13 +162,21 @@ class EnrichInputs implements StepInputs {
     const prevSn = this.prevSn ?? start;
     const prevUntil = this.prevUntil ?? NO_BOUND;
     if (hiL <= prevSn && until === prevUntil) return [];
+    const from = this.joinedUpTo ?? start;
     this.prevSn = hiL;
     this.prevUntil = until;
+    // The left rows still waiting after this step: the next step reads from the first of them.
+    if (hiL > from) {
+      const sql = align.pendingSn.fill({ ...ranges, [P.lo(left)]: from, [ALIGN_UNTIL]: until });
+      const text = (await this.engine.query(sql, { format: 'JSONCompactEachRow' })).text();
+      const v = (JSON.parse(text.split('\n')[0] ?? '[]') as (string | null)[])[0];
+      this.joinedUpTo = v === null || v === undefined || v === '\\N' ? hiL : Number(v) - 1;
+    }
     return [
       {
         values: {
           ...ranges,
-          [P.lo(left)]: start,
+          [P.lo(left)]: from,
           [P.lo(right)]: this.rightLo(),
           [ALIGN_UNTIL]: until,
           [ALIGN_PREV_UNTIL]: prevUntil,
@@ -186,11 +196,19 @@ class EnrichInputs implements StepInputs {
       kept: this.kept.save(),
       ...(this.rightTime !== undefined ? { rightTime: this.rightTime.toString() } : {}),
       ...(this.prevUntil !== undefined ? { prevUntil: this.prevUntil, prevSn: this.prevSn } : {}),
+      ...(this.joinedUpTo !== undefined ? { joinedUpTo: this.joinedUpTo } : {}),
     };
   }
 
   restore(saved: unknown): void {
-    const s = saved as { kept?: unknown; rightTime?: string; prevUntil?: string; prevSn?: number };
+    const s = saved as {
+      kept?: unknown;
+      rightTime?: string;
+      prevUntil?: string;
+      prevSn?: number;
+      joinedUpTo?: number;
+    };
+    this.joinedUpTo = s.joinedUpTo;
     this.kept.restore(s.kept);
     this.rightTime = s.rightTime === undefined ? undefined : BigInt(s.rightTime);
     this.prevUntil = s.prevUntil;

@@ -7,7 +7,7 @@ import type { FromItem, JoinExpr, Query, SelectQuery } from '../sql/ast/query.ts
 import { NO_SPAN } from '../sql/ast/span.ts';
 import { type AnyNode, replace, walk } from '../sql/ast/walk.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
-import { type Alignment, alignedLeftFilter, extractAlignment, nanos } from './join-alignment.ts';
+import { ALIGN_UNTIL, type Alignment, alignedLeftFilter, extractAlignment, nanos } from './join-alignment.ts';
 import { type EnrichJoin, JOIN_MIN_LEFT, JOIN_MIN_RIGHT, type JoinProgram } from './join-program.ts';
 import { extractRange, hasRangeCondition, type JoinSide, type RangeCondition } from './join-range.ts';
 import type { JoinSideKind } from './join-side-read.ts';
@@ -993,12 +993,26 @@ function aligned(
     from: j.right,
     span: NO_SPAN,
   });
+  // Where the left rows not joined yet start: the smallest sequence number of those past `until`.
+  const pendingSn = ctx.translate({
+    kind: 'Select',
+    ...(withSn ? { with: withSn } : {}),
+    distinct: false,
+    columns: [call('to_string', call('min_or_null', ident(leftAlias, '_tp_sn')))],
+    from: j.left,
+    where: { kind: 'Binary', op: '>', left: nanos(alignment.left), right: num(ALIGN_UNTIL), span: NO_SPAN },
+    span: NO_SPAN,
+  });
   return {
     query: {
       ...query,
       ...(withSn ? { with: withSn } : {}),
       where: andAll([...conjuncts(query.where), filter]) as Expr,
     },
-    align: { rightTime: new SqlTemplate(rightTime), lagNs: alignment.lagNs },
+    align: {
+      rightTime: new SqlTemplate(rightTime),
+      pendingSn: new SqlTemplate(pendingSn),
+      lagNs: alignment.lagNs,
+    },
   };
 }

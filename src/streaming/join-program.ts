@@ -78,9 +78,15 @@ export interface EnrichJoin {
   /**
    * Join alignment (`lag_behind`, join-alignment.ts): `rightTime` is `to_string(max(right time in
    * ns))` of the right side's rows in a step's range (`\\N` when none); a left row is joined once
-   * the largest right time so far reaches its time minus `lagNs`.
+   * the largest right time so far reaches its time minus `lagNs`. `pendingSn` is
+   * `to_string(min(left _tp_sn))` of the left rows in a range whose time is past `__TRB_ALIGN_T__`
+   * (`\\N` when none): the rows before it are all joined, so a step reads the left side from there.
    */
-  readonly align?: { readonly rightTime: SqlTemplate; readonly lagNs: bigint };
+  readonly align?: {
+    readonly rightTime: SqlTemplate;
+    readonly pendingSn: SqlTemplate;
+    readonly lagNs: bigint;
+  };
   /** The right side is an append stream read from where the query started (ASOF / LATEST). */
   readonly rightFromStart?: boolean;
 }
