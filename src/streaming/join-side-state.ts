@@ -79,8 +79,9 @@ export function planKeptSide(
   };
 }
 
-/** Compact a kept table after this many appends. */
+/** Compact a kept table after this many appends, or once this many sequence numbers came in. */
 const COMPACT_EVERY = 64;
+const COMPACT_SPAN = 16_384;
 
 /** What a checkpoint keeps of the kept sides: where each side's state starts. */
 interface SavedKeptSides {
@@ -97,6 +98,8 @@ export class KeptSides {
   private readonly upTo = new Map<number, number>();
   private readonly after = new Map<number, number>();
   private readonly appends = new Map<number, number>();
+  /** Per side: the sequence number its table was last compacted as of. */
+  private readonly compactedAt = new Map<number, number>();
   private rebuild = false;
 
   constructor(
@@ -118,6 +121,7 @@ export class KeptSides {
       for (const s of this.sides) {
         await this.engine.query(`TRUNCATE TABLE ${s.table}`);
         this.upTo.set(s.index, this.after.get(s.index) ?? s.after);
+        this.compactedAt.set(s.index, this.after.get(s.index) ?? s.after);
       }
     }
     for (const s of this.sides) {
@@ -126,15 +130,23 @@ export class KeptSides {
       const hi = ranges[P.hi(s.index)] ?? 0;
       if (hi <= from) continue;
       // Compacted as of `from`, which must not pass this step's start (its parts read as of lo).
-      if ((this.appends.get(s.index) ?? 0) >= COMPACT_EVERY && from <= lo) await this.compact(s);
+      const due =
+        (this.appends.get(s.index) ?? 0) >= COMPACT_EVERY ||
+        from - (this.compactedAt.get(s.index) ?? s.after) >= COMPACT_SPAN;
+      if (due && from <= lo) await this.compact(s, from);
       await this.engine.query(s.append.fill({ [P.lo(s.index)]: from, [P.hi(s.index)]: hi }));
       this.upTo.set(s.index, hi);
       this.appends.set(s.index, (this.appends.get(s.index) ?? 0) + 1);
+      // A step from the state's start (a side's history read in one step) reads no state as of
+      // its start, so the table may be compacted as of its end at once.
+      const after = this.after.get(s.index) ?? s.after;
+      if (lo <= after && hi - from >= COMPACT_SPAN) await this.compact(s, hi);
     }
   }
 
-  private async compact(s: KeptSide): Promise<void> {
+  private async compact(s: KeptSide, at: number): Promise<void> {
     this.appends.set(s.index, 0);
+    this.compactedAt.set(s.index, at);
     const next = `${s.table}_c`;
     await this.engine.query(`DROP TABLE IF EXISTS ${next}`);
     await this.engine.query(`CREATE TABLE ${next} ENGINE = Memory AS ${s.compact}`);

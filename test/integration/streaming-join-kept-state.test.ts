@@ -79,6 +79,27 @@ test('changelog JOIN versioned_kv over 70 steps: compacted kept state, the same 
   assert.equal(await keptRows(), 0, 'the kept tables are dropped with the query');
 });
 
+test('a side whose history is read in one step is compacted at once: the kept rows are its keys', async () => {
+  const a = await api.createStream('ka', "(k int32, x int64) PRIMARY KEY k SETTINGS mode='versioned_kv'");
+  const b = await api.createStream('kb', "(k int32, y int64) PRIMARY KEY k SETTINGS mode='versioned_kv'");
+  // 20,000 versions of 10 keys on a, one row per key on b.
+  await api.exec(`INSERT INTO ${a} (k, x) SELECT number % 10, number FROM numbers(20000)`);
+  await api.exec(`INSERT INTO ${b} (k, y) SELECT number, number * 100 FROM numbers(10)`);
+  const q = await api.start(`SELECT a.k, x, y, _tp_delta FROM ${a} AS a INNER JOIN ${b} AS b ON a.k = b.k`);
+  // The state: each key's last version joined once.
+  assertSameRows(
+    await settled(q, 10),
+    Array.from({ length: 10 }, (_, k) => [k, 19990 + k, k * 100, 1]),
+  );
+  assert.equal(await keptRows(), 20, 'one row per key and side');
+  await api.exec(`INSERT INTO ${a} (k, x) VALUES (3, 1)`);
+  assertSameRows((await settled(q, 12)).slice(10), [
+    [3, 19993, 300, -1],
+    [3, 1, 300, 1],
+  ]);
+  await q.cancel();
+});
+
 test('a subscribed join of versioned_kv streams is checkpointed: RECOVER rebuilds the sides and retracts right', async () => {
   const a = await api.createStream('ka', "(k string, x int32) PRIMARY KEY k SETTINGS mode='versioned_kv'");
   const b = await api.createStream('kb', "(k string, y int32) PRIMARY KEY k SETTINGS mode='versioned_kv'");
