@@ -1,7 +1,7 @@
 // Streaming joins under a steady flow: events/s and RSS over time for a stream x stream
 // `date_diff_within` range join and a stream x versioned_kv enrichment, with the engine's own time
 // for a one-shot join of the same rows printed beside them.
-//   npm run bench -- join [--seconds 60] [--rate 2000] [--keys 1000] [--cases range,enrich]
+//   npm run bench -- join [--minutes 1 | --seconds 60] [--rate 2000] [--keys 1000] [--cases range,enrich,kv]
 //
 // Tributary runs in-process on a temporary data directory. Every 100 ms the bench ingests
 // `rate / 10` rows over REST (compact JSON) into each input stream, event time = now, key =
@@ -10,9 +10,14 @@
 //   `SELECT count() FROM l JOIN r ON l.k = r.k AND date_diff_within(2s, l.t, r.t) EMIT PERIODIC 1s`.
 // - enrich: `e` (append) and `d` (versioned_kv, primary key k, every key rewritten over and over);
 //   `SELECT count() FROM e JOIN d ON e.k = d.k EMIT PERIODIC 1s`.
+// - kv (not run unless asked): `a` and `b`, both versioned_kv (primary key k), each key rewritten
+//   over and over on both sides; `SELECT count() FROM a JOIN b ON a.k = b.k EMIT PERIODIC 1s`, a join
+//   of changelog inputs whose sides are kept as their latest row per key (join-side-state.ts): its
+//   step time must not grow with the rows stored.
 // Every 5 s one line: rows ingested per second over the interval, the query's latest count, the
-// process RSS, and the engine time of the query's steps (ms per second). RSS must not grow with time
-// (the range join reads only live buckets; the enrichment keeps no per-row state).
+// process RSS, the engine time of the query's steps (ms per second) and the load average. RSS must
+// not grow with time (the range join reads only live buckets; the enrichment and the kv join keep
+// one row per key plus the rows of the last steps).
 // Baseline: the same join run once on the engine over all rows stored at the end (wall ms). Its
 // count is not the streaming count: the range join follows Proton's bucket pruning (a new row does
 // not meet rows of a bucket already pruned, even within the range), and the enrichment joins each
@@ -175,6 +180,26 @@ function cases(o: Options): Case[] {
         '(SELECT k, argMax(name, _tp_sn) AS name FROM default.bj_d GROUP BY k) AS d ON e.k = d.k',
     },
   ];
+  all.push({
+    name: 'kv',
+    ddl: [
+      "CREATE STREAM bj_a (k int32, v int64) PRIMARY KEY k SETTINGS mode='versioned_kv'",
+      "CREATE STREAM bj_b (k int32, w int64) PRIMARY KEY k SETTINGS mode='versioned_kv'",
+    ],
+    query: 'SELECT count() FROM bj_a AS a INNER JOIN bj_b AS b ON a.k = b.k EMIT PERIODIC 1s',
+    tick: (seq, n) =>
+      [
+        ['bj_a', 'v'],
+        ['bj_b', 'w'],
+      ].map(([stream, column]) => ({
+        stream: stream as string,
+        columns: ['k', column as string],
+        data: Array.from({ length: n }, (_, i) => [(seq + i) % o.keys, seq + i]),
+      })),
+    baseline:
+      'SELECT count() FROM (SELECT DISTINCT k FROM default.bj_a) AS a INNER JOIN ' +
+      '(SELECT DISTINCT k FROM default.bj_b) AS b ON a.k = b.k',
+  });
   return all.filter((c) => o.cases.includes(c.name));
 }
 
@@ -184,7 +209,7 @@ async function runCase(api: Api, engine: Engine, c: Case, o: Options): Promise<v
   const perTick = Math.max(1, Math.round(o.rate / 10));
   console.log(`\n${c.name}: ${c.query}`);
   console.log(
-    `  ${'s'.padStart(4)} ${'rows/s in'.padStart(10)} ${'count'.padStart(14)} ${'RSS MB'.padStart(7)} ${'step ms/s'.padStart(9)}`,
+    `  ${'s'.padStart(4)} ${'rows/s in'.padStart(10)} ${'count'.padStart(14)} ${'RSS MB'.padStart(7)} ${'step ms/s'.padStart(9)} ${'load'.padStart(5)}`,
   );
   const t0 = performance.now();
   let seq = 0;
@@ -205,7 +230,7 @@ async function runCase(api: Api, engine: Engine, c: Case, o: Options): Promise<v
       const s = (now - lastReport) / 1000;
       rss.push(mb());
       console.log(
-        `  ${int((now - t0) / 1000).padStart(4)} ${int((sent - lastSent) / s).padStart(10)} ${int(q.last()).padStart(14)} ${String(rss.at(-1)).padStart(7)} ${int((steps - lastSteps) / s).padStart(9)}`,
+        `  ${int((now - t0) / 1000).padStart(4)} ${int((sent - lastSent) / s).padStart(10)} ${int(q.last()).padStart(14)} ${String(rss.at(-1)).padStart(7)} ${int((steps - lastSteps) / s).padStart(9)} ${(loadavg()[0] ?? 0).toFixed(1).padStart(5)}`,
       );
       lastReport = now;
       lastSent = sent;
@@ -237,7 +262,9 @@ async function runCase(api: Api, engine: Engine, c: Case, o: Options): Promise<v
 
 export default async function main(args: string[] = []): Promise<void> {
   const o: Options = {
-    seconds: Number(option(args, 'seconds', '60')),
+    seconds: args.includes('--minutes')
+      ? Number(option(args, 'minutes', '1')) * 60
+      : Number(option(args, 'seconds', '60')),
     rate: Number(option(args, 'rate', '2000')),
     keys: Number(option(args, 'keys', '1000')),
     cases: option(args, 'cases', 'range,enrich').split(','),

@@ -48,9 +48,10 @@ export function latestRowsBetween(def: StreamDefinition, afterSn: string, maxSn:
 /**
  * A changelog stream as it was at `maxSn`: its net multiset of rows (each distinct row as many
  * times as the sum of its `_tp_delta`, when positive), with `_tp_delta` 1, the row's last
- * `_tp_time` and `_tp_sn`. The columns are the stored ones in order, then `_tp_sn`.
+ * `_tp_time` and `_tp_sn`. The columns are the stored ones in order, then `_tp_sn`. `from`: where
+ * the rows are read (a copy of some of them with the same columns; the stream by default).
  */
-export function netRowsUpTo(def: StreamDefinition, maxSn: string): string {
+export function netRowsUpTo(def: StreamDefinition, maxSn: string, from = frontTable(def)): string {
   const sn = quoteIdent(TP_SN);
   const stored = def.columns.filter((c) => !c.alias);
   const data = stored.filter((c) => c.name !== TP_TIME && c.name !== TP_DELTA).map((c) => quoteIdent(c.name));
@@ -62,7 +63,7 @@ export function netRowsUpTo(def: StreamDefinition, maxSn: string): string {
         ? `toInt8(1) AS ${quoteIdent(TP_DELTA)}`
         : quoteIdent(c.name),
   );
-  const inner = `SELECT ${data.join(', ')}, argMax(${time}, ${sn}) AS __tp_t, max(${sn}) AS __tp_last, sum(${quoteIdent(TP_DELTA)}) AS __tp_n FROM ${frontTable(def)} WHERE ${sn} <= ${maxSn} GROUP BY ${data.join(', ')} HAVING __tp_n > 0`;
+  const inner = `SELECT ${data.join(', ')}, argMax(${time}, ${sn}) AS __tp_t, max(${sn}) AS __tp_last, sum(${quoteIdent(TP_DELTA)}) AS __tp_n FROM ${from} WHERE ${sn} <= ${maxSn} GROUP BY ${data.join(', ')} HAVING __tp_n > 0`;
   return `(SELECT ${outer.join(', ')}, __tp_last AS ${sn} FROM (${inner}) ARRAY JOIN range(toUInt64(__tp_n)) AS __tp_copy)`;
 }
 

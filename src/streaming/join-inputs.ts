@@ -8,6 +8,7 @@ import {
   type JoinProgram,
   type RangeJoin,
 } from './join-program.ts';
+import { KeptSides } from './join-side-state.ts';
 import { P, type SqlTemplate } from './sql-template.ts';
 
 export type TailVariant = 'inner' | 'initial';
@@ -75,45 +76,60 @@ export function stepInputs(
     case 'range':
       return new RangeJoinInputs(join, startAfter, engine);
     case 'changelog':
-      return { parts: async (ranges) => changelogParts(join.sides, ranges) };
+      return new ChangelogInputs(join, engine, startAfter);
   }
 }
 
-/** Compact the kept right rows of an enrichment after this many appends. */
-const COMPACT_EVERY = 64;
+/** A join of changelog inputs: each side's kept state brought up to the step, then its parts. */
+class ChangelogInputs implements StepInputs {
+  private readonly kept: KeptSides;
+
+  constructor(
+    private readonly join: ChangelogJoin,
+    engine: Engine,
+    startAfter: readonly number[],
+  ) {
+    this.kept = new KeptSides(join.kept ?? [], engine, startAfter);
+  }
+
+  async parts(ranges: Readonly<Record<string, number>>): Promise<StepPart[]> {
+    await this.kept.advance(ranges);
+    return changelogParts(this.join.sides, ranges);
+  }
+
+  save(): unknown {
+    return { kept: this.kept.save() };
+  }
+
+  restore(saved: unknown): void {
+    this.kept.restore((saved as { kept?: unknown }).kept);
+  }
+}
 
 /**
  * Dynamic enrichment: only left rows make output; the right side is its latest row per key up to
  * this step, read from the kept rows (join-program.ts EnrichJoin) when there are.
  */
 class EnrichInputs implements StepInputs {
-  private appends = 0;
+  private readonly kept: KeptSides;
   /** Join alignment: the largest right time so far (ns), and what earlier steps joined. */
   private rightTime: bigint | undefined;
   private prevUntil: string | undefined;
   private prevSn: number | undefined;
+  /** Join alignment: every left row with `_tp_sn <= joinedUpTo` has been joined. */
+  private joinedUpTo: number | undefined;
 
   constructor(
     private readonly join: EnrichJoin,
     private readonly engine: Engine,
     private readonly startAfter: readonly number[],
-  ) {}
+  ) {
+    this.kept = new KeptSides(join.kept ?? [], engine, startAfter);
+  }
 
   async parts(ranges: Readonly<Record<string, number>>): Promise<StepPart[]> {
-    const { left, right, kept } = this.join;
-    const loR = ranges[P.lo(right)] ?? 0;
-    const hiR = ranges[P.hi(right)] ?? 0;
-    if (kept && hiR > loR) {
-      await this.engine.query(kept.append.fill(ranges));
-      if (++this.appends >= COMPACT_EVERY) {
-        this.appends = 0;
-        const next = `${kept.table}_c`;
-        await this.engine.query(`DROP TABLE IF EXISTS ${next}`);
-        await this.engine.query(`CREATE TABLE ${next} ENGINE = Memory AS ${kept.compact}`);
-        await this.engine.query(`EXCHANGE TABLES ${kept.table} AND ${next}`);
-        await this.engine.query(`DROP TABLE ${next}`);
-      }
-    }
+    const { left, right } = this.join;
+    await this.kept.advance(ranges);
     if (this.join.align) return this.alignedParts(ranges, this.join.align);
     if ((ranges[P.hi(left)] ?? 0) <= (ranges[P.lo(left)] ?? 0)) return [];
     const states: Record<string, number> = {};
@@ -146,13 +162,21 @@ class EnrichInputs implements StepInputs {
     const prevSn = this.prevSn ?? start;
     const prevUntil = this.prevUntil ?? NO_BOUND;
     if (hiL <= prevSn && until === prevUntil) return [];
+    const from = this.joinedUpTo ?? start;
     this.prevSn = hiL;
     this.prevUntil = until;
+    // The left rows still waiting after this step: the next step reads from the first of them.
+    if (hiL > from) {
+      const sql = align.pendingSn.fill({ ...ranges, [P.lo(left)]: from, [ALIGN_UNTIL]: until });
+      const text = (await this.engine.query(sql, { format: 'JSONCompactEachRow' })).text();
+      const v = (JSON.parse(text.split('\n')[0] ?? '[]') as (string | null)[])[0];
+      this.joinedUpTo = v === null || v === undefined || v === '\\N' ? hiL : Number(v) - 1;
+    }
     return [
       {
         values: {
           ...ranges,
-          [P.lo(left)]: start,
+          [P.lo(left)]: from,
           [P.lo(right)]: this.rightLo(),
           [ALIGN_UNTIL]: until,
           [ALIGN_PREV_UNTIL]: prevUntil,
@@ -169,15 +193,23 @@ class EnrichInputs implements StepInputs {
 
   save(): unknown {
     return {
-      appends: this.appends,
+      kept: this.kept.save(),
       ...(this.rightTime !== undefined ? { rightTime: this.rightTime.toString() } : {}),
       ...(this.prevUntil !== undefined ? { prevUntil: this.prevUntil, prevSn: this.prevSn } : {}),
+      ...(this.joinedUpTo !== undefined ? { joinedUpTo: this.joinedUpTo } : {}),
     };
   }
 
   restore(saved: unknown): void {
-    const s = saved as { appends: number; rightTime?: string; prevUntil?: string; prevSn?: number };
-    this.appends = s.appends;
+    const s = saved as {
+      kept?: unknown;
+      rightTime?: string;
+      prevUntil?: string;
+      prevSn?: number;
+      joinedUpTo?: number;
+    };
+    this.joinedUpTo = s.joinedUpTo;
+    this.kept.restore(s.kept);
     this.rightTime = s.rightTime === undefined ? undefined : BigInt(s.rightTime);
     this.prevUntil = s.prevUntil;
     this.prevSn = s.prevSn;

@@ -21,6 +21,25 @@ export interface ChangelogJoin {
   readonly kind: 'changelog';
   /** Source indexes in join order, each with how it keeps its state. */
   readonly sides: readonly { readonly index: number; readonly kind: JoinSideKind }[];
+  /** Each side's state, kept in an engine table that each step's new rows update. */
+  readonly kept?: readonly KeptSide[];
+}
+
+/**
+ * A join side's state kept in an engine table (join-side-state.ts), so a step reads the state
+ * (bounded by its keys, or by its net rows) instead of the side's whole history: the table holds
+ * the state as of its last compaction plus the rows of the steps since. `append` adds the rows of
+ * `(__TRB_LO_i__, __TRB_HI_i__]`; `compact` is the SELECT of its state (the latest row per key of a
+ * `kv` side, each distinct row with its net count of a `rows` side). Rows with `_tp_sn <= after`
+ * are no part of it (`changelog(s, key)` starts with its query).
+ */
+export interface KeptSide {
+  readonly index: number;
+  readonly kind: JoinSideKind;
+  readonly table: string;
+  readonly after: number;
+  readonly append: SqlTemplate;
+  readonly compact: string;
 }
 
 /**
@@ -52,17 +71,22 @@ export interface EnrichJoin {
   /** Sides read through join-side-read.ts as their state at their step end (right included then). */
   readonly states?: readonly number[];
   /**
-   * The right side's rows kept in an engine table (the latest per key plus the rows of the steps
-   * since the last compaction), so a step reads them instead of the whole history: `append` adds
-   * the right range of a step; `compact` keeps the latest row per key.
+   * Tables of the sides kept in the engine (join-side-state.ts): the versioned_kv right side of an
+   * INNER / LEFT enrichment (its latest row per key), and the `states` sides.
    */
-  readonly kept?: { readonly table: string; readonly append: SqlTemplate; readonly compact: string };
+  readonly kept?: readonly KeptSide[];
   /**
    * Join alignment (`lag_behind`, join-alignment.ts): `rightTime` is `to_string(max(right time in
    * ns))` of the right side's rows in a step's range (`\\N` when none); a left row is joined once
-   * the largest right time so far reaches its time minus `lagNs`.
+   * the largest right time so far reaches its time minus `lagNs`. `pendingSn` is
+   * `to_string(min(left _tp_sn))` of the left rows in a range whose time is past `__TRB_ALIGN_T__`
+   * (`\\N` when none): the rows before it are all joined, so a step reads the left side from there.
    */
-  readonly align?: { readonly rightTime: SqlTemplate; readonly lagNs: bigint };
+  readonly align?: {
+    readonly rightTime: SqlTemplate;
+    readonly pendingSn: SqlTemplate;
+    readonly lagNs: bigint;
+  };
   /** The right side is an append stream read from where the query started (ASOF / LATEST). */
   readonly rightFromStart?: boolean;
 }

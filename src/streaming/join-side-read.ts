@@ -1,6 +1,6 @@
 import { quoteIdent } from '../engine/settings-clause.ts';
 import type { StreamDefinition } from '../stream/stream-definition.ts';
-import { latestRowsBetween, netRowsUpTo, rangeSource } from '../stream/stream-reads.ts';
+import { latestRowsIn, netRowsUpTo, rangeSource } from '../stream/stream-reads.ts';
 import { P } from './sql-template.ts';
 
 /**
@@ -20,10 +20,10 @@ export type JoinSideKind = 'kv' | 'rows';
  *   `kv`, the state as of `__TRB_AT_i__` of the keys changed in the range, each row signed
  *   `__TRB_SIGN_i__` (-1 as of lo, then +1 as of hi); `rows`, the range's rows with their own
  *   `_tp_delta`.
- * `after`: rows with `_tp_sn <= after` are no part of the state (`changelog(s, key)` starts with
- * its query; a stream's state is its whole history, -1).
+ * The state is read from the side's kept table (join-side-state.ts), brought up to the step's end
+ * before the step runs: its rows with `_tp_sn <= __TRB_AT_i__`.
  */
-export function joinSideSql(def: StreamDefinition, index: number, kind: JoinSideKind, after: string): string {
+export function joinSideSql(def: StreamDefinition, index: number, kind: JoinSideKind, kept: string): string {
   const all = P.all(index);
   const lo = P.lo(index);
   const hi = P.hi(index);
@@ -31,7 +31,7 @@ export function joinSideSql(def: StreamDefinition, index: number, kind: JoinSide
   const delta = quoteIdent('_tp_delta');
   if (kind === 'rows') {
     const changed = `SELECT *, _tp_sn FROM ${rangeSource(def)} WHERE ${all} = 0 AND _tp_sn > ${lo} AND _tp_sn <= ${hi}`;
-    const state = `SELECT * FROM ${netRowsUpTo(def, at)} WHERE ${all} = 1 AND _tp_sn > ${after}`;
+    const state = `SELECT * FROM ${netRowsUpTo(def, at, `(SELECT * FROM ${kept} WHERE ${all} = 1)`)}`;
     return `(SELECT * FROM (${changed} UNION ALL ${state}) ORDER BY _tp_sn)`;
   }
   const keys = def.keyColumns.join(', ');
@@ -45,5 +45,7 @@ export function joinSideSql(def: StreamDefinition, index: number, kind: JoinSide
     ...(stored.includes('_tp_delta') ? [] : [sign]),
     '_tp_sn',
   ];
-  return `(SELECT ${columns.join(', ')} FROM ${latestRowsBetween(def, after, at)} WHERE ${all} = 1 OR (${keys}) IN (${changedKeys}))`;
+  // Only the keys the part needs, filtered before the latest row per key is taken.
+  const rows = `(SELECT * FROM ${kept} WHERE _tp_sn <= ${at} AND (${all} = 1 OR (${keys}) IN (${changedKeys})))`;
+  return `(SELECT ${columns.join(', ')} FROM ${latestRowsIn(def, rows)})`;
 }

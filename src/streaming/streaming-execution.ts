@@ -582,10 +582,22 @@ export class StreamingExecution implements RowsPlan {
     if (out) tables.output = `(SELECT * FROM ${out.table} WHERE _tp_sn > ${out.keepAfter})`;
     // table() snapshots joined in: the recovered query joins with what the first run read, as
     // Proton restores a join's right side from its checkpoint.
-    (this.program.snapshots ?? []).forEach((t, i) => {
+    this.tableSnapshots().forEach((t, i) => {
       tables[`snapshot${i}`] = t;
     });
     return tables;
+  }
+
+  /**
+   * The `table()` snapshots a checkpoint saves: the program's engine tables but a join's kept
+   * sides, which a restored run rebuilds from the streams (join-side-state.ts).
+   */
+  private tableSnapshots(): string[] {
+    const join = this.program.join;
+    const kept = new Set(
+      join?.kind === 'enrich' || join?.kind === 'changelog' ? (join.kept ?? []).map((k) => k.table) : [],
+    );
+    return (this.program.snapshots ?? []).filter((t) => !kept.has(t));
   }
 
   /** Start a durable run: restore the checkpoint and replay the journal, or save checkpoint 0. */
@@ -609,7 +621,7 @@ export class StreamingExecution implements RowsPlan {
       const saved = tables[`dedup${i}`];
       if (saved) await this.rawEngine.query(`INSERT INTO ${d.table} SELECT * FROM ${saved}`);
     }
-    for (const [i, t] of (this.program.snapshots ?? []).entries()) {
+    for (const [i, t] of this.tableSnapshots().entries()) {
       const saved = tables[`snapshot${i}`];
       if (!saved) continue;
       await this.rawEngine.query(`TRUNCATE TABLE ${t}`);

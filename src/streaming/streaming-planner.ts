@@ -21,11 +21,9 @@ import { splitWindowArgs } from '../sql/translator/window-sources.ts';
 import { toClickHouseType, toProtonType } from '../sql/types/proton-types.ts';
 import { isKvMode, visibleColumns } from '../stream/stream-definition.ts';
 import {
-  keptRowsSelect,
   lastVersionsByKey,
   lastVersionsUpTo,
   latestRowsIn,
-  latestRowsOnly,
   latestRowsUpTo,
   rangeSource,
 } from '../stream/stream-reads.ts';
@@ -42,8 +40,9 @@ import { inlineJoinCte } from './join-cte-inline.ts';
 import { joinDeltaOf, leftChangelogStream, qualifiedDelta } from './join-delta.ts';
 import type { TailVariant } from './join-inputs.ts';
 import { type JoinPlan, planJoins } from './join-planner.ts';
-import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT } from './join-program.ts';
+import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT, type KeptSide } from './join-program.ts';
 import { type JoinSideKind, joinSideSql } from './join-side-read.ts';
+import { planKeptSide } from './join-side-state.ts';
 import { carryLiteral, carryMarker, rewriteLags } from './lag-rewrite.ts';
 import { nestRangeJoinChain } from './range-join-chain.ts';
 import {
@@ -310,6 +309,8 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   // Right sides of enrichment joins whose rows are kept in an engine table (join-inputs.ts).
   const keptTables = new Map<number, string>();
   let sideReads: ReadonlyMap<number, JoinSideKind> = new Map();
+  // The tables of the sides read as their state (join-side-state.ts), by source index.
+  const keptSides = new Map<number, KeptSide>();
   // Append right sides of ASOF / LATEST joins: their last rows per join key (join-planner.ts).
   let keyedSources: NonNullable<JoinPlan['keyedSources']> = new Map();
   // Where the query started reading each source (changelog() sides of a join start there).
@@ -329,10 +330,9 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       });
     }
     const side = sideReads.get(s.index);
-    if (s.kind === 'stream' && side !== undefined) {
-      const after = enrichments.has(s.index) ? String(queryStart[s.index] ?? -1) : '-1';
-      return joinSideSql(definitionOf(s)!, s.index, side, after);
-    }
+    const keptSide = keptSides.get(s.index);
+    if (s.kind === 'stream' && side !== undefined && keptSide !== undefined)
+      return joinSideSql(definitionOf(s)!, s.index, side, keptSide.table);
     const kept = keptTables.get(s.index);
     const keyed = s.kind === 'stream' ? keyedSources.get(s.index) : undefined;
     if (s.kind === 'stream' && kept !== undefined) return latestRowsIn(definitionOf(s)!, kept);
@@ -383,6 +383,19 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   // starts with the query.
   if (joins.program?.kind === 'changelog')
     for (const i of sideReads.keys()) if (!enrichments.has(i)) startAfter[i] = -1;
+  // Each side read as its state keeps it in an engine table that each step updates.
+  for (const [i, kind] of sideReads) {
+    const s = joinSources[i];
+    if (s?.kind !== 'stream') continue;
+    const table = `${STATE_DB}.j_${randomUUID().replaceAll('-', '')}`;
+    // changelog(s, key) starts with the query: none of s's earlier rows are part of its state.
+    const after = enrichments.has(i) ? (queryStart[i] ?? -1) : -1;
+    const { create, side } = planKeptSide(s.definition, i, kind, table, after, startAfter[i] ?? -1);
+    await ctx.engine.query(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(STATE_DB)}`);
+    created.push(table);
+    await ctx.engine.query(create);
+    keptSides.set(i, side);
+  }
   if (joins.snapshots.length > 0) {
     await ctx.engine.query(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(STATE_DB)}`);
     for (const s of joins.snapshots) {
@@ -412,27 +425,27 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     latestSources.get(join.right) === 1 &&
     !keyedSources.has(join.right)
   ) {
-    // The right side's rows up to the start, kept in an engine table; each step appends its range.
+    // The right side's latest row per key, kept in an engine table that each step updates.
     const table = `${STATE_DB}.k_${randomUUID().replaceAll('-', '')}`;
+    // changelog(s, key) starts with the query: none of s's earlier rows are versions yet.
+    const after = enrichments.has(join.right) ? (startAfter[join.right] ?? -1) : -1;
+    const { create, side } = planKeptSide(
+      kvRight.definition,
+      join.right,
+      'kv',
+      table,
+      after,
+      startAfter[join.right] ?? -1,
+    );
     await ctx.engine.query(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(STATE_DB)}`);
     created.push(table);
-    await ctx.engine.query(
-      // changelog(s, key) starts with the query: none of s's earlier rows are versions yet.
-      `CREATE TABLE ${table} ENGINE = Memory AS ${keptRowsSelect(kvRight.definition, enrichments.has(join.right) ? '_tp_sn < 0' : `_tp_sn <= ${startAfter[join.right] ?? -1}`)}`,
-    );
-    snapshotTables.push(table);
+    await ctx.engine.query(create);
     keptTables.set(join.right, table);
-    const def = kvRight.definition;
-    join = {
-      ...join,
-      kept: {
-        table,
-        append: new SqlTemplate(
-          `INSERT INTO ${table} ${keptRowsSelect(def, `_tp_sn > ${P.lo(join.right)} AND _tp_sn <= ${P.hi(join.right)}`)}`,
-        ),
-        compact: latestRowsOnly(def, table),
-      },
-    };
+    keptSides.set(join.right, side);
+  }
+  if (keptSides.size > 0 && (join?.kind === 'enrich' || join?.kind === 'changelog')) {
+    snapshotTables.push(...[...keptSides.values()].map((k) => k.table));
+    join = { ...join, kept: [...keptSides.values()] };
   }
 
   if (
