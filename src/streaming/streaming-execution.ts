@@ -1042,8 +1042,8 @@ export class StreamingExecution implements RowsPlan {
       if (!line) continue;
       const [key, insert, max] = JSON.parse(line) as [string, number | string, string];
       const n = Number(insert);
-      let m = byInsert.get(n);
-      if (!m) byInsert.set(n, (m = new Map()));
+      const m = byInsert.get(n) ?? new Map<string, bigint>();
+      byInsert.set(n, m);
       m.set(key, BigInt(max));
     }
     const progress = this.watermark!.copy();
