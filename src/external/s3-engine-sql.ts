@@ -74,11 +74,8 @@ export function readTableDdl(
   );
 }
 
-/**
- * `INSERT INTO FUNCTION s3(<new object>, ...) [PARTITION BY e] (cols) SETTINGS ... ` followed by
- * the rows' source (a SELECT or VALUES) that the caller appends.
- */
-export function insertHead(options: {
+/** What one write of rows into new objects of an s3 table needs (see insertHead). */
+export interface ObjectWrite {
   key: string;
   structure: string;
   config: S3TableConfig;
@@ -86,7 +83,13 @@ export function insertHead(options: {
   partitionBy?: string;
   columns: readonly string[];
   settings: Readonly<Record<string, string | number | boolean>>;
-}): string {
+}
+
+/**
+ * `INSERT INTO FUNCTION s3(<new object>, ...) [PARTITION BY e] (cols) SETTINGS ... ` followed by
+ * the rows' source (a SELECT or VALUES) that the caller appends.
+ */
+export function insertHead(options: ObjectWrite): string {
   const { config } = options;
   const args = [
     ...addressAndKeys(`${bucketUrl(config)}/${options.key}`, options.creds),

@@ -4,23 +4,11 @@ import { join } from 'node:path';
 import type { Engine, EngineQueryOptions } from '../engine/engine.ts';
 import { quoteString } from '../engine/settings-clause.ts';
 import { compressFile } from './bz2-codec.ts';
-import type { S3Credentials } from './s3-credentials.ts';
-import { insertHead, settingsText } from './s3-engine-sql.ts';
+import { insertHead, type ObjectWrite, settingsText } from './s3-engine-sql.ts';
 import { S3ObjectClient } from './s3-object-client.ts';
 import { compressionFromKey } from './s3-object-keys.ts';
 import type { CompressionMethod, S3TableConfig } from './s3-table-settings.ts';
 import { uploadLimits } from './s3-upload-limits.ts';
-
-/** What one write of rows into new objects of an s3 table needs (see insertHead). */
-export interface ObjectWrite {
-  key: string;
-  structure: string;
-  config: S3TableConfig;
-  creds: S3Credentials | undefined;
-  partitionBy?: string;
-  columns: readonly string[];
-  settings: Readonly<Record<string, string | number | boolean>>;
-}
 
 /** The compression of object `key`: the table's method, or the key's extension with `auto`. */
 export function compressionOf(config: S3TableConfig, key: string): CompressionMethod {
