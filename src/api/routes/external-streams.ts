@@ -16,6 +16,16 @@ const setting = {
     value: { type: 'string', maxLength: 65536 },
   },
 } as const;
+/** Declared columns of an external stream: `[{name, type}]`. */
+const columnsSchema = {
+  type: 'array',
+  maxItems: 1000,
+  items: {
+    type: 'object',
+    required: ['name', 'type'],
+    properties: { name: { type: 'string', minLength: 1 }, type: { type: 'string', minLength: 1 } },
+  },
+} as const;
 const createBody = {
   type: 'object',
   additionalProperties: false,
@@ -24,15 +34,7 @@ const createBody = {
     name: { type: 'string', minLength: 1, maxLength: 256 },
     description: { type: 'string', maxLength: 65536 },
     settings: { type: 'array', items: setting, maxItems: 256 },
-    columns: {
-      type: 'array',
-      maxItems: 1000,
-      items: {
-        type: 'object',
-        required: ['name', 'type'],
-        properties: { name: { type: 'string', minLength: 1 }, type: { type: 'string', minLength: 1 } },
-      },
-    },
+    columns: columnsSchema,
   },
 } as const;
 const previewBody = {
@@ -43,15 +45,7 @@ const previewBody = {
     count: { type: 'integer', minimum: 1, maximum: 10000 },
     offset: { type: 'string', enum: ['earliest', 'latest'] },
     timeout: { type: 'integer', minimum: 1, maximum: 3600 },
-    columns: {
-      type: 'array',
-      maxItems: 1000,
-      items: {
-        type: 'object',
-        required: ['name', 'type'],
-        properties: { name: { type: 'string', minLength: 1 }, type: { type: 'string', minLength: 1 } },
-      },
-    },
+    columns: columnsSchema,
   },
 } as const;
 
