@@ -20,6 +20,14 @@ import { silentLogger } from '../src/log/logger.ts';
 import type { WriterCounters } from '../src/stream/stream-writer.ts';
 import { postRequest, runSocketLoad, type SocketLoad } from './socket-load.ts';
 
+/** The columns of every stream the ingest bench creates (the rows it sends fill them). */
+const BENCH_COLUMNS = [
+  { name: 't', type: "datetime64(3, 'UTC')" },
+  { name: 'a', type: 'string' },
+  { name: 'b', type: 'int64' },
+  { name: 'c', type: 'float64' },
+];
+
 const PASSWORD = 'bench-password';
 const COLUMNS = ['t', 'a', 'b', 'c'];
 
@@ -234,12 +242,7 @@ export default async function main(args: string[] = []): Promise<void> {
             await streams.create(
               {
                 name,
-                columns: [
-                  { name: 't', type: "datetime64(3, 'UTC')" },
-                  { name: 'a', type: 'string' },
-                  { name: 'b', type: 'int64' },
-                  { name: 'c', type: 'float64' },
-                ],
+                columns: BENCH_COLUMNS,
               },
               SYSTEM_ACTOR,
             );
@@ -353,12 +356,7 @@ async function manyClients(
         await streams.create(
           {
             name,
-            columns: [
-              { name: 't', type: "datetime64(3, 'UTC')" },
-              { name: 'a', type: 'string' },
-              { name: 'b', type: 'int64' },
-              { name: 'c', type: 'float64' },
-            ],
+            columns: BENCH_COLUMNS,
           },
           SYSTEM_ACTOR,
         );
