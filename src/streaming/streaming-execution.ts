@@ -1028,14 +1028,14 @@ export class StreamingExecution implements RowsPlan {
    * substream; the watermarks in force before each insert are then computed here.
    */
   private async insertWatermarksSql(
-    maxTimeByCommit: SqlTemplate,
+    insertMaxTime: SqlTemplate,
     keySql: string,
     values: Record<string, number>,
     cuts: readonly number[],
   ): Promise<string> {
     const insertOf = `multiIf(${cuts.map((end, i) => `_tp_sn <= ${end}, ${i + 1}`).join(', ')}, ${cuts.length + 1})`;
     const text = await this.timed('Aggregate', () =>
-      this.engine.query(maxTimeByCommit.fill({ ...values, [P.commit]: insertOf })),
+      this.engine.query(insertMaxTime.fill({ ...values, [P.commit]: insertOf })),
     );
     const byInsert = new Map<number, Map<string, bigint>>();
     for (const line of text.split('\n')) {
