@@ -1,8 +1,10 @@
 // Streaming queries end to end: ingest-to-event latency of a tail query and a 1-second tumble at a
 // paced ingest rate, and the sustained events/s of a 10-group global aggregation, each printed next
 // to the engine's own time for the same SQL over the same rows, measured in the same run.
-//   npm run bench -- latency [--seconds 10] [--warmup 3] [--rates 1000,50000] [--queries tail,tumble]
-//     [--interval-ms 10] [--batch-ms 0] [--concurrency 4] [--only latency|throughput]
+//   npm run bench -- latency [--seconds 10] [--warmup 3] [--rates 1000,50000] [--queries ingest,tail,tumble]
+//     [--rounds 1] [--interval-ms 10] [--batch-ms 0] [--concurrency 4] [--only latency|throughput]
+// `ingest` is the same paced load with no query: the baseline a query's cores are compared with
+// ("adds" = its cores - ingest's, same rate, same run); `--rounds n` alternates the cases n times.
 //
 // Tributary runs in-process on a temporary data directory and listens on 127.0.0.1. The client (a
 // worker thread, bench/latency-client.mjs: its own event loop, same process) opens the query's SSE
@@ -57,12 +59,15 @@ const QUERIES = {
   },
 } as const;
 type QueryKind = keyof typeof QUERIES;
+/** A latency case: a query, or `ingest` (the same load with no query). */
+type LatencyKind = 'ingest' | 'tail' | 'tumble';
 
 interface Options {
   seconds: number;
   warmup: number;
   rates: number[];
-  queries: ('tail' | 'tumble')[];
+  queries: LatencyKind[];
+  rounds: number;
   intervalMs: number;
   batchMs: number;
   concurrency: number;
@@ -143,8 +148,10 @@ async function engineTimeOn(engine: Engine, sql: string, rows: number): Promise<
 }
 
 const evs = (e: EngineTime) => (e.rows * 1000) / e.wallMs;
-const engineCell = (e: EngineTime) =>
-  `${int(e.rows).padStart(6)} rows ${ms(e.wallMs).padStart(5)} ms (${ms(e.engineMs)}) ${int(evs(e)).padStart(11)}/s`;
+const engineCell = (e: EngineTime | undefined) =>
+  e === undefined
+    ? '-'
+    : `${int(e.rows).padStart(6)} rows ${ms(e.wallMs).padStart(5)} ms (${ms(e.engineMs)}) ${int(evs(e)).padStart(11)}/s`;
 
 /** Engine calls made by anyone in the process (the executor's `query`, the stream writer's `insert`). */
 interface CallCounts {
@@ -295,7 +302,7 @@ interface LatencyReport {
 }
 
 interface LatencyFigure {
-  query: 'tail' | 'tumble';
+  query: LatencyKind;
   rate: number;
   achieved: number;
   samples: number;
@@ -309,8 +316,8 @@ interface LatencyFigure {
   cores: number;
   steps: string;
   calls: string;
-  batch: EngineTime;
-  second: EngineTime;
+  batch: EngineTime | undefined;
+  second: EngineTime | undefined;
 }
 
 /** Index of the first element of ascending `xs` that is >= x. */
@@ -332,7 +339,7 @@ interface Bench {
   o: Options;
 }
 
-async function latencyCase(b: Bench, query: 'tail' | 'tumble', rate: number): Promise<LatencyFigure> {
+async function latencyCase(b: Bench, query: LatencyKind, rate: number): Promise<LatencyFigure> {
   const { api, engine, o } = b;
   await api.ddl(`CREATE STREAM ${STREAM} (k string, v float64, t datetime64(3))`);
   const meter = new Meter(b.calls, api);
@@ -343,7 +350,7 @@ async function latencyCase(b: Bench, query: 'tail' | 'tumble', rate: number): Pr
       base: api.base,
       auth: AUTH,
       stream: STREAM,
-      sql: QUERIES[query].proton,
+      sql: query === 'ingest' ? undefined : QUERIES[query].proton,
       batching: { count: 1000, time_ms: o.batchMs },
       rate,
       intervalMs: o.intervalMs,
@@ -366,7 +373,10 @@ async function latencyCase(b: Bench, query: 'tail' | 'tumble', rate: number): Pr
   ackLat.sort((a, b) => a - b);
   let lat: ArrayLike<number>;
   let note: string;
-  if (query === 'tail') {
+  if (query === 'ingest') {
+    lat = ackLat;
+    note = '';
+  } else if (query === 'tail') {
     lat = r.tailLatencies.sort();
     note = r.tailReceived === r.expectedTail ? '' : `${r.tailReceived} of ${r.expectedTail} rows arrived`;
   } else {
@@ -392,13 +402,14 @@ async function latencyCase(b: Bench, query: 'tail' | 'tumble', rate: number): Pr
         ? ''
         : `windows counted ${windowRows} of ${sentRows} rows sent (${overtaken} requests acknowledged before an earlier one)`;
   }
-  const steps = await meter.steps();
+  const steps = query === 'ingest' ? '-' : await meter.steps();
   // The same rows: one batch and one second of what the case ingested, from its middle.
   const sent = r.counts.reduce((n, c) => n + c, 0);
   const batchRows = Math.max(1, Math.round((rate * o.intervalMs) / 1000));
   const from = Math.max(0, Math.floor(sent / 2) - rate);
-  const batch = await engineTime(engine, query, from, batchRows);
-  const second = await engineTime(engine, query, from, Math.min(rate, sent - from));
+  const batch = query === 'ingest' ? undefined : await engineTime(engine, query, from, batchRows);
+  const second =
+    query === 'ingest' ? undefined : await engineTime(engine, query, from, Math.min(rate, sent - from));
   await api.ddl(`DROP STREAM ${STREAM}`);
   return {
     query,
@@ -440,18 +451,28 @@ async function latencySection(b: Bench): Promise<void> {
       `${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)} ${'ack p50/p99'.padStart(12)} ` +
       `${'cores'.padStart(5)} ${'ELU'.padStart(4)} | engine, one batch${' '.repeat(24)} | engine, one second of rows`,
   );
-  for (const rate of o.rates) {
-    for (const query of o.queries) {
-      const f = await latencyCase(b, query, rate);
-      console.log(
-        `  ${query.padEnd(7)} ${int(rate).padStart(8)} ${int(f.achieved).padStart(10)} ${int(f.samples).padStart(7)} ` +
-          `${ms(f.p50).padStart(7)} ${ms(f.p99).padStart(7)} ${ms(f.max).padStart(7)} ` +
-          `${`${ms(f.ackP50)}/${ms(f.ackP99)}`.padStart(12)} ${f.cores.toFixed(2).padStart(5)} ` +
-          `${f.elu.toFixed(2).padStart(4)} | ${engineCell(f.batch)} | ${engineCell(f.second)}`,
-      );
-      console.log(`      engine calls: ${f.calls}; query steps: ${f.steps}${f.note ? `; ${f.note}` : ''}`);
+  const ingestCores = new Map<number, number>();
+  for (let round = 0; round < o.rounds; round++)
+    for (const rate of o.rates) {
+      for (const query of o.queries) {
+        const f = await latencyCase(b, query, rate);
+        if (query === 'ingest') ingestCores.set(rate, f.cores);
+        const base = ingestCores.get(rate);
+        const adds =
+          query !== 'ingest' && base !== undefined
+            ? `; adds ${(f.cores - base).toFixed(2)} cores over ingest alone`
+            : '';
+        console.log(
+          `  ${query.padEnd(7)} ${int(rate).padStart(8)} ${int(f.achieved).padStart(10)} ${int(f.samples).padStart(7)} ` +
+            `${ms(f.p50).padStart(7)} ${ms(f.p99).padStart(7)} ${ms(f.max).padStart(7)} ` +
+            `${`${ms(f.ackP50)}/${ms(f.ackP99)}`.padStart(12)} ${f.cores.toFixed(2).padStart(5)} ` +
+            `${f.elu.toFixed(2).padStart(4)} | ${engineCell(f.batch)} | ${engineCell(f.second)}`,
+        );
+        console.log(
+          `      engine calls: ${f.calls}; query steps: ${f.steps}${adds}${f.note ? `; ${f.note}` : ''}`,
+        );
+      }
     }
-  }
 }
 
 interface ThroughputReport {
@@ -567,7 +588,8 @@ export default async function main(args: string[] = []): Promise<void> {
     seconds: Number(option(args, 'seconds', '10')),
     warmup: Number(option(args, 'warmup', '3')),
     rates: option(args, 'rates', '1000,50000').split(',').map(Number),
-    queries: option(args, 'queries', 'tail,tumble').split(',') as Options['queries'],
+    queries: option(args, 'queries', 'ingest,tail,tumble').split(',') as Options['queries'],
+    rounds: Number(option(args, 'rounds', '1')),
     intervalMs: Number(option(args, 'interval-ms', '10')),
     batchMs: Number(option(args, 'batch-ms', '0')),
     concurrency: Number(option(args, 'concurrency', '4')),
