@@ -2,9 +2,10 @@
 // paced ingest rate, and the sustained events/s of a 10-group global aggregation, each printed next
 // to the engine's own time for the same SQL over the same rows, measured in the same run.
 //   npm run bench -- latency [--seconds 10] [--warmup 3] [--rates 1000,50000] [--queries ingest,tail,tumble]
-//     [--rounds 1] [--interval-ms 10] [--batch-ms 0] [--concurrency 4] [--only latency|throughput]
+//     [--rounds 1] [--tail-gap-ms <default>[,...]] [--interval-ms 10] [--batch-ms 0] [--concurrency 4] [--only latency|throughput]
 // `ingest` is the same paced load with no query: the baseline a query's cores are compared with
-// ("adds" = its cores - ingest's, same rate, same run); `--rounds n` alternates the cases n times.
+// ("adds" = its cores - ingest's, same rate, same run); `--rounds n` alternates the cases n times;
+// `--tail-gap-ms a,b` runs each query case once per longest tail step gap (src/streaming/step-pacing.ts).
 //
 // Tributary runs in-process on a temporary data directory and listens on 127.0.0.1. The client (a
 // worker thread, bench/latency-client.mjs: its own event loop, same process) opens the query's SSE
@@ -68,6 +69,8 @@ interface Options {
   rates: number[];
   queries: LatencyKind[];
   rounds: number;
+  /** Longest tail step gaps to run each query case with (undefined: the server's default). */
+  tailGaps: (number | undefined)[];
   intervalMs: number;
   batchMs: number;
   concurrency: number;
@@ -333,6 +336,8 @@ function lowerBound(xs: number[], x: number): number {
 }
 
 interface Bench {
+  /** Set the longest tail step gap (ms) of the server's pacing (undefined: its default). */
+  setTailGap: (ms: number | undefined) => void;
   api: Api;
   engine: Engine;
   calls: CallCounts;
@@ -454,24 +459,27 @@ async function latencySection(b: Bench): Promise<void> {
   const ingestCores = new Map<number, number>();
   for (let round = 0; round < o.rounds; round++)
     for (const rate of o.rates) {
-      for (const query of o.queries) {
-        const f = await latencyCase(b, query, rate);
-        if (query === 'ingest') ingestCores.set(rate, f.cores);
-        const base = ingestCores.get(rate);
-        const adds =
-          query !== 'ingest' && base !== undefined
-            ? `; adds ${(f.cores - base).toFixed(2)} cores over ingest alone`
-            : '';
-        console.log(
-          `  ${query.padEnd(7)} ${int(rate).padStart(8)} ${int(f.achieved).padStart(10)} ${int(f.samples).padStart(7)} ` +
-            `${ms(f.p50).padStart(7)} ${ms(f.p99).padStart(7)} ${ms(f.max).padStart(7)} ` +
-            `${`${ms(f.ackP50)}/${ms(f.ackP99)}`.padStart(12)} ${f.cores.toFixed(2).padStart(5)} ` +
-            `${f.elu.toFixed(2).padStart(4)} | ${engineCell(f.batch)} | ${engineCell(f.second)}`,
-        );
-        console.log(
-          `      engine calls: ${f.calls}; query steps: ${f.steps}${adds}${f.note ? `; ${f.note}` : ''}`,
-        );
-      }
+      for (const query of o.queries)
+        for (const gap of query === 'ingest' ? [undefined] : o.tailGaps) {
+          b.setTailGap(gap);
+          const f = await latencyCase(b, query, rate);
+          if (query === 'ingest') ingestCores.set(rate, f.cores);
+          const base = ingestCores.get(rate);
+          const adds =
+            query !== 'ingest' && base !== undefined
+              ? `; adds ${(f.cores - base).toFixed(2)} cores over ingest alone`
+              : '';
+          const label = gap === undefined ? query : `${query}/${gap}`;
+          console.log(
+            `  ${label.padEnd(7)} ${int(rate).padStart(8)} ${int(f.achieved).padStart(10)} ${int(f.samples).padStart(7)} ` +
+              `${ms(f.p50).padStart(7)} ${ms(f.p99).padStart(7)} ${ms(f.max).padStart(7)} ` +
+              `${`${ms(f.ackP50)}/${ms(f.ackP99)}`.padStart(12)} ${f.cores.toFixed(2).padStart(5)} ` +
+              `${f.elu.toFixed(2).padStart(4)} | ${engineCell(f.batch)} | ${engineCell(f.second)}`,
+          );
+          console.log(
+            `      engine calls: ${f.calls}; query steps: ${f.steps}${adds}${f.note ? `; ${f.note}` : ''}`,
+          );
+        }
     }
 }
 
@@ -590,6 +598,9 @@ export default async function main(args: string[] = []): Promise<void> {
     rates: option(args, 'rates', '1000,50000').split(',').map(Number),
     queries: option(args, 'queries', 'ingest,tail,tumble').split(',') as Options['queries'],
     rounds: Number(option(args, 'rounds', '1')),
+    tailGaps: option(args, 'tail-gap-ms', '')
+      .split(',')
+      .map((g) => (g === '' ? undefined : Number(g))),
     intervalMs: Number(option(args, 'interval-ms', '10')),
     batchMs: Number(option(args, 'batch-ms', '0')),
     concurrency: Number(option(args, 'concurrency', '4')),
@@ -610,7 +621,12 @@ export default async function main(args: string[] = []): Promise<void> {
           .map((l) => l.toFixed(2))
           .join(' ')}`,
     );
-    const b: Bench = { api, engine, calls: countCalls(engine), o };
+    const pacing = trb.services.sharedReads?.pacing;
+    const defaultGap = pacing?.maxGapMs;
+    const setTailGap = (ms: number | undefined) => {
+      if (pacing && defaultGap !== undefined) pacing.maxGapMs = ms ?? defaultGap;
+    };
+    const b: Bench = { api, engine, calls: countCalls(engine), o, setTailGap };
     if (o.only !== 'throughput') await latencySection(b);
     if (o.only !== 'latency') await throughputSection(b);
     console.log(
