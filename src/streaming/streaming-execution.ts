@@ -269,8 +269,15 @@ export class StreamingExecution implements RowsPlan {
           }),
         );
       }
+      // A live tail coalesces commits that arrive while it is busy (step-pacing.ts).
+      const pacing = this.ranges.shared?.pacing;
+      const pacer = pacing && pacedTail(p) ? new TailPacer(pacing) : undefined;
       cursors = p.sources.map(
-        (s, i) => new SourceCursor(s, p.startAfter[i] ?? -1, ranges, () => this.wake?.()),
+        (s, i) =>
+          new SourceCursor(s, p.startAfter[i] ?? -1, ranges, () => {
+            pacer?.committed(Date.now());
+            this.wake?.();
+          }),
       );
       this.cursorsNow = cursors;
       if (state && p.aggregation) await state.create(p.aggregation.emptyFold);
@@ -279,9 +286,6 @@ export class StreamingExecution implements RowsPlan {
       const timeoutMs = policy.shape === 'window' ? policy.timeoutMs : undefined;
       const foldsOnTick =
         state !== undefined && periodicMs !== undefined && timeoutMs === undefined && !p.session && !p.join;
-      // A live tail coalesces commits that arrive while it is busy (step-pacing.ts).
-      const pacing = this.ranges.shared?.pacing;
-      const pacer = pacing && pacedTail(p) ? new TailPacer(pacing) : undefined;
       this.nextPeriodic = periodicMs ? Date.now() + periodicMs : Number.POSITIVE_INFINITY;
       this.lastRowsAt = Date.now();
       // Only a query told to start in the past backfills; rows committed while it was being
@@ -335,7 +339,9 @@ export class StreamingExecution implements RowsPlan {
         // not keep the periodic emit from ever running.
         const emitFirst = tickDue && this.steppedForTick && !this.backfill;
         const pacedUntil =
-          pacer && !this.backfill && pending.length > 0 ? pacer.dueAt(pending[0]?.pending ?? 0) : 0;
+          pacer && !this.backfill && pending.length > 0
+            ? pacer.dueAt(pending[0]?.pending ?? 0, pending[0]?.pendingCommits ?? 0)
+            : 0;
         if (pending.length > 0 && !deferred && !emitFirst && Date.now() >= pacedUntil) {
           // A window aggregation's watermark moves insert by insert (rows late against an earlier
           // insert of the same range are dropped). Over one stream its live steps cover several
