@@ -29,7 +29,7 @@ const QUIET_MS = 1000;
 
 /**
  * When a tail may run its next step: at once when the stream is quiet (no step started within the
- * gap), otherwise when as many commits are pending as arrive within the gap on average, or at the
+ * gap), otherwise when as many commits are pending as arrive within the gap on average (rounded), or at the
  * latest once the gap since the last step's start has passed. The gap follows the tail's own step
  * time (`costRatio` times it, at most `maxGapMs`): a cheap step waits little, so the latency a
  * busy stream adds stays bounded by `maxGapMs` while the steps' fixed cost is spread over more
@@ -60,7 +60,7 @@ export class TailPacer {
   dueAt(pendingRows: number, pendingCommits: number): number {
     if (this.o.maxGapMs <= 0 || pendingRows >= this.o.maxPendingRows) return 0;
     const gap = Math.min(this.o.maxGapMs, this.meanStepMs * this.o.costRatio);
-    const perGap = this.meanCommitMs > 0 ? Math.ceil(gap / this.meanCommitMs) : Number.POSITIVE_INFINITY;
+    const perGap = this.meanCommitMs > 0 ? Math.round(gap / this.meanCommitMs) : Number.POSITIVE_INFINITY;
     if (pendingCommits >= Math.max(perGap, 1)) return 0;
     return this.lastStartAt + gap;
   }

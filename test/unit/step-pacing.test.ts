@@ -40,6 +40,10 @@ test('a tail steps as soon as the commits that arrive within a gap are pending',
   p.stepped(100, 5);
   assert.equal(p.dueAt(10, 1), 120);
   assert.equal(p.dueAt(20, 2), 0);
+  // Commits a little faster than every 10 ms still make two per step (not three, which would
+  // make the first rows wait the whole gap).
+  for (let at = 100; at <= 200; at += 9.5) p.committed(at);
+  assert.equal(p.dueAt(20, 2), 0);
   // A pause longer than a second is a quiet stream, not its rate.
   p.committed(5000);
   p.stepped(5000, 5);
