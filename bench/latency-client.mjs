@@ -6,7 +6,7 @@
 // workerData: {mode: 'latency' | 'throughput', base, auth, stream, sql, batching, warmupMs, measureMs,
 //   tailMs, drainMs, ...mode options}. Times are epoch milliseconds with a fraction
 //   (performance.timeOrigin + performance.now()), taken in this thread only.
-//   latency:    rate (rows/s), intervalMs, maxInFlight, kind ('tail' | 'tumble').
+//   latency:    rate (rows/s), intervalMs, maxInFlight, kind ('tail' | 'tumble' | 'ingest': no query).
 //   throughput: rowsPerRequest, concurrency.
 import http from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -147,26 +147,31 @@ async function latency() {
   const windows = [];
   let mStart = Number.POSITIVE_INFINITY;
   let mEnd = Number.POSITIVE_INFINITY;
-  const close = openQuery(
-    (info) => {
-      queryId ??= info.id;
-      if (info.status === 'failed') fail(`query failed: ${info.message}`);
-      started();
-    },
-    (rows, arrival) => {
-      if (kind === 'tail') {
-        for (const r of rows) {
-          const v = r[1];
-          if (v >= mStart && v < mEnd) {
-            tailLatencies.push(arrival - v);
-            tailReceived++;
-          }
-        }
-      } else {
-        for (const r of rows) windows.push({ text: r[0], count: Number(r[1]), maxV: r[2], arrival });
-      }
-    },
-  );
+  // 'ingest': the same load with no query (the baseline a query's cost is measured against).
+  if (kind === 'ingest') started();
+  const close =
+    kind === 'ingest'
+      ? () => undefined
+      : openQuery(
+          (info) => {
+            queryId ??= info.id;
+            if (info.status === 'failed') fail(`query failed: ${info.message}`);
+            started();
+          },
+          (rows, arrival) => {
+            if (kind === 'tail') {
+              for (const r of rows) {
+                const v = r[1];
+                if (v >= mStart && v < mEnd) {
+                  tailLatencies.push(arrival - v);
+                  tailReceived++;
+                }
+              }
+            } else {
+              for (const r of rows) windows.push({ text: r[0], count: Number(r[1]), maxV: r[2], arrival });
+            }
+          },
+        );
   await startedPromise;
   await sleep(200);
   let inFlight = 0;
@@ -210,7 +215,7 @@ async function latency() {
   const expectedTail = sends.reduce((n, s, i) => (s >= mStart && s < mEnd ? n + counts[i] : n), 0);
   const lastWindowEnd = Math.floor(mEnd / 1000) * 1000;
   const done = () =>
-    kind === 'tail'
+    kind === 'ingest' || kind === 'tail'
       ? tailReceived >= expectedTail
       : windows.some((w) => Math.floor(w.maxV / 1000) * 1000 + 1000 >= lastWindowEnd);
   while (!done() && now() - loadEnd < drainMs) await sleep(50);

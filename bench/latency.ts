@@ -1,8 +1,11 @@
 // Streaming queries end to end: ingest-to-event latency of a tail query and a 1-second tumble at a
 // paced ingest rate, and the sustained events/s of a 10-group global aggregation, each printed next
 // to the engine's own time for the same SQL over the same rows, measured in the same run.
-//   npm run bench -- latency [--seconds 10] [--warmup 3] [--rates 1000,50000] [--queries tail,tumble]
-//     [--interval-ms 10] [--batch-ms 0] [--concurrency 4] [--only latency|throughput]
+//   npm run bench -- latency [--seconds 10] [--warmup 3] [--rates 1000,50000] [--queries ingest,tail,tumble]
+//     [--rounds 1] [--tail-gap-ms <default>[,...]] [--interval-ms 10] [--batch-ms 0] [--concurrency 4] [--only latency|throughput]
+// `ingest` is the same paced load with no query: the baseline a query's cores are compared with
+// ("adds" = its cores - ingest's, same rate, same run); `--rounds n` alternates the cases n times;
+// `--tail-gap-ms a,b` runs each query case once per longest tail step gap (src/streaming/step-pacing.ts).
 //
 // Tributary runs in-process on a temporary data directory and listens on 127.0.0.1. The client (a
 // worker thread, bench/latency-client.mjs: its own event loop, same process) opens the query's SSE
@@ -57,12 +60,17 @@ const QUERIES = {
   },
 } as const;
 type QueryKind = keyof typeof QUERIES;
+/** A latency case: a query, or `ingest` (the same load with no query). */
+type LatencyKind = 'ingest' | 'tail' | 'tumble';
 
 interface Options {
   seconds: number;
   warmup: number;
   rates: number[];
-  queries: ('tail' | 'tumble')[];
+  queries: LatencyKind[];
+  rounds: number;
+  /** Longest tail step gaps to run each query case with (undefined: the server's default). */
+  tailGaps: (number | undefined)[];
   intervalMs: number;
   batchMs: number;
   concurrency: number;
@@ -143,8 +151,10 @@ async function engineTimeOn(engine: Engine, sql: string, rows: number): Promise<
 }
 
 const evs = (e: EngineTime) => (e.rows * 1000) / e.wallMs;
-const engineCell = (e: EngineTime) =>
-  `${int(e.rows).padStart(6)} rows ${ms(e.wallMs).padStart(5)} ms (${ms(e.engineMs)}) ${int(evs(e)).padStart(11)}/s`;
+const engineCell = (e: EngineTime | undefined) =>
+  e === undefined
+    ? '-'
+    : `${int(e.rows).padStart(6)} rows ${ms(e.wallMs).padStart(5)} ms (${ms(e.engineMs)}) ${int(evs(e)).padStart(11)}/s`;
 
 /** Engine calls made by anyone in the process (the executor's `query`, the stream writer's `insert`). */
 interface CallCounts {
@@ -295,7 +305,7 @@ interface LatencyReport {
 }
 
 interface LatencyFigure {
-  query: 'tail' | 'tumble';
+  query: LatencyKind;
   rate: number;
   achieved: number;
   samples: number;
@@ -309,8 +319,8 @@ interface LatencyFigure {
   cores: number;
   steps: string;
   calls: string;
-  batch: EngineTime;
-  second: EngineTime;
+  batch: EngineTime | undefined;
+  second: EngineTime | undefined;
 }
 
 /** Index of the first element of ascending `xs` that is >= x. */
@@ -326,13 +336,15 @@ function lowerBound(xs: number[], x: number): number {
 }
 
 interface Bench {
+  /** Set the longest tail step gap (ms) of the server's pacing (undefined: its default). */
+  setTailGap: (ms: number | undefined) => void;
   api: Api;
   engine: Engine;
   calls: CallCounts;
   o: Options;
 }
 
-async function latencyCase(b: Bench, query: 'tail' | 'tumble', rate: number): Promise<LatencyFigure> {
+async function latencyCase(b: Bench, query: LatencyKind, rate: number): Promise<LatencyFigure> {
   const { api, engine, o } = b;
   await api.ddl(`CREATE STREAM ${STREAM} (k string, v float64, t datetime64(3))`);
   const meter = new Meter(b.calls, api);
@@ -343,7 +355,7 @@ async function latencyCase(b: Bench, query: 'tail' | 'tumble', rate: number): Pr
       base: api.base,
       auth: AUTH,
       stream: STREAM,
-      sql: QUERIES[query].proton,
+      sql: query === 'ingest' ? undefined : QUERIES[query].proton,
       batching: { count: 1000, time_ms: o.batchMs },
       rate,
       intervalMs: o.intervalMs,
@@ -366,7 +378,10 @@ async function latencyCase(b: Bench, query: 'tail' | 'tumble', rate: number): Pr
   ackLat.sort((a, b) => a - b);
   let lat: ArrayLike<number>;
   let note: string;
-  if (query === 'tail') {
+  if (query === 'ingest') {
+    lat = ackLat;
+    note = '';
+  } else if (query === 'tail') {
     lat = r.tailLatencies.sort();
     note = r.tailReceived === r.expectedTail ? '' : `${r.tailReceived} of ${r.expectedTail} rows arrived`;
   } else {
@@ -392,13 +407,14 @@ async function latencyCase(b: Bench, query: 'tail' | 'tumble', rate: number): Pr
         ? ''
         : `windows counted ${windowRows} of ${sentRows} rows sent (${overtaken} requests acknowledged before an earlier one)`;
   }
-  const steps = await meter.steps();
+  const steps = query === 'ingest' ? '-' : await meter.steps();
   // The same rows: one batch and one second of what the case ingested, from its middle.
   const sent = r.counts.reduce((n, c) => n + c, 0);
   const batchRows = Math.max(1, Math.round((rate * o.intervalMs) / 1000));
   const from = Math.max(0, Math.floor(sent / 2) - rate);
-  const batch = await engineTime(engine, query, from, batchRows);
-  const second = await engineTime(engine, query, from, Math.min(rate, sent - from));
+  const batch = query === 'ingest' ? undefined : await engineTime(engine, query, from, batchRows);
+  const second =
+    query === 'ingest' ? undefined : await engineTime(engine, query, from, Math.min(rate, sent - from));
   await api.ddl(`DROP STREAM ${STREAM}`);
   return {
     query,
@@ -440,18 +456,31 @@ async function latencySection(b: Bench): Promise<void> {
       `${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)} ${'ack p50/p99'.padStart(12)} ` +
       `${'cores'.padStart(5)} ${'ELU'.padStart(4)} | engine, one batch${' '.repeat(24)} | engine, one second of rows`,
   );
-  for (const rate of o.rates) {
-    for (const query of o.queries) {
-      const f = await latencyCase(b, query, rate);
-      console.log(
-        `  ${query.padEnd(7)} ${int(rate).padStart(8)} ${int(f.achieved).padStart(10)} ${int(f.samples).padStart(7)} ` +
-          `${ms(f.p50).padStart(7)} ${ms(f.p99).padStart(7)} ${ms(f.max).padStart(7)} ` +
-          `${`${ms(f.ackP50)}/${ms(f.ackP99)}`.padStart(12)} ${f.cores.toFixed(2).padStart(5)} ` +
-          `${f.elu.toFixed(2).padStart(4)} | ${engineCell(f.batch)} | ${engineCell(f.second)}`,
-      );
-      console.log(`      engine calls: ${f.calls}; query steps: ${f.steps}${f.note ? `; ${f.note}` : ''}`);
+  const ingestCores = new Map<number, number>();
+  for (let round = 0; round < o.rounds; round++)
+    for (const rate of o.rates) {
+      for (const query of o.queries)
+        for (const gap of query === 'ingest' ? [undefined] : o.tailGaps) {
+          b.setTailGap(gap);
+          const f = await latencyCase(b, query, rate);
+          if (query === 'ingest') ingestCores.set(rate, f.cores);
+          const base = ingestCores.get(rate);
+          const adds =
+            query !== 'ingest' && base !== undefined
+              ? `; adds ${(f.cores - base).toFixed(2)} cores over ingest alone`
+              : '';
+          const label = gap === undefined ? query : `${query}/${gap}`;
+          console.log(
+            `  ${label.padEnd(7)} ${int(rate).padStart(8)} ${int(f.achieved).padStart(10)} ${int(f.samples).padStart(7)} ` +
+              `${ms(f.p50).padStart(7)} ${ms(f.p99).padStart(7)} ${ms(f.max).padStart(7)} ` +
+              `${`${ms(f.ackP50)}/${ms(f.ackP99)}`.padStart(12)} ${f.cores.toFixed(2).padStart(5)} ` +
+              `${f.elu.toFixed(2).padStart(4)} | ${engineCell(f.batch)} | ${engineCell(f.second)}`,
+          );
+          console.log(
+            `      engine calls: ${f.calls}; query steps: ${f.steps}${adds}${f.note ? `; ${f.note}` : ''}`,
+          );
+        }
     }
-  }
 }
 
 interface ThroughputReport {
@@ -567,7 +596,11 @@ export default async function main(args: string[] = []): Promise<void> {
     seconds: Number(option(args, 'seconds', '10')),
     warmup: Number(option(args, 'warmup', '3')),
     rates: option(args, 'rates', '1000,50000').split(',').map(Number),
-    queries: option(args, 'queries', 'tail,tumble').split(',') as Options['queries'],
+    queries: option(args, 'queries', 'ingest,tail,tumble').split(',') as Options['queries'],
+    rounds: Number(option(args, 'rounds', '1')),
+    tailGaps: option(args, 'tail-gap-ms', '')
+      .split(',')
+      .map((g) => (g === '' ? undefined : Number(g))),
     intervalMs: Number(option(args, 'interval-ms', '10')),
     batchMs: Number(option(args, 'batch-ms', '0')),
     concurrency: Number(option(args, 'concurrency', '4')),
@@ -588,7 +621,12 @@ export default async function main(args: string[] = []): Promise<void> {
           .map((l) => l.toFixed(2))
           .join(' ')}`,
     );
-    const b: Bench = { api, engine, calls: countCalls(engine), o };
+    const pacing = trb.services.sharedReads?.pacing;
+    const defaultGap = pacing?.maxGapMs;
+    const setTailGap = (ms: number | undefined) => {
+      if (pacing && defaultGap !== undefined) pacing.maxGapMs = ms ?? defaultGap;
+    };
+    const b: Bench = { api, engine, calls: countCalls(engine), o, setTailGap };
     if (o.only !== 'throughput') await latencySection(b);
     if (o.only !== 'latency') await throughputSection(b);
     console.log(

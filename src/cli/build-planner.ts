@@ -120,6 +120,8 @@ export interface PlannerDeps {
   userFilesDir?: string;
   /** User-defined functions (CREATE/DROP FUNCTION, SHOW FUNCTIONS, calls in SQL). */
   udfs?: UdfService;
+  /** The longest a live tail waits to cover several commits in one step (step-pacing.ts). */
+  tailStepGapMs?: number;
 }
 
 /** The statement families shared by several owners; each owner registers its part. */
@@ -164,7 +166,9 @@ export function buildPlanner(deps: PlannerDeps): {
         )
     : undefined;
   if (udaRewrite) resolver.rewriteViews(udaRewrite);
-  const sharedReads = new SharedStepReads();
+  const sharedReads = new SharedStepReads(
+    deps.tailStepGapMs !== undefined ? { pacing: { maxGapMs: deps.tailStepGapMs } } : {},
+  );
   // Random streams: generated while streaming queries read them, a fresh batch in historical reads.
   const randoms = new RandomStreams({
     catalog: deps.catalog,

@@ -137,6 +137,7 @@ export class Tributary {
         ...(config.userFilesDir ? { userFilesDir: config.userFilesDir } : {}),
         udfs,
         ...(tuning.mvRetry ? { mvRetry: tuning.mvRetry } : {}),
+        tailStepGapMs: config.tailStepGapMs,
       });
       sinks = new SinkService({
         engine,

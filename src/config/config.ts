@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { LicenseKeyError, parsePublicKeys } from '../license/license-keys.ts';
+import { DEFAULT_TAIL_PACING } from '../streaming/step-pacing.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -21,6 +22,11 @@ export interface Config {
   engineSystemSessions: number;
   /** Engine sessions for streaming steps (TRIBUTARY_ENGINE_STREAM_SESSIONS, default 2). */
   engineStreamSessions: number;
+  /**
+   * The longest a live tail waits to cover several commits in one step while its stream is busy
+   * (TRIBUTARY_TAIL_STEP_GAP_MS, default 20; 0: a step per commit). src/streaming/step-pacing.ts.
+   */
+  tailStepGapMs: number;
   /**
    * Ed25519 public keys uploaded licenses must be signed with (TRIBUTARY_LICENSE_PUBLIC_KEYS: PEM
    * blocks and/or base64 of raw 32-byte keys, comma or space separated); none by default.
@@ -122,6 +128,12 @@ const VARIABLES = [
     parse: integer(1, 64),
   },
   {
+    key: 'tailStepGapMs',
+    env: 'TRIBUTARY_TAIL_STEP_GAP_MS',
+    flag: 'tail-step-gap-ms',
+    parse: integer(0, 10_000),
+  },
+  {
     key: 'licensePublicKeys',
     env: 'TRIBUTARY_LICENSE_PUBLIC_KEYS',
     flag: 'license-public-keys',
@@ -155,6 +167,7 @@ export const DEFAULTS: Config = {
   engineUserSessions: 2,
   engineSystemSessions: 2,
   engineStreamSessions: 2,
+  tailStepGapMs: DEFAULT_TAIL_PACING.maxGapMs,
   licensePublicKeys: undefined,
   userFilesDir: undefined,
 };

@@ -1,5 +1,6 @@
 import { SharedRuns } from './shared-runs.ts';
 import { P } from './sql-template.ts';
+import { DEFAULT_TAIL_PACING, type TailPacingOptions } from './step-pacing.ts';
 import type { StreamingProgram } from './streaming-program.ts';
 import { VOLATILE } from './volatile-functions.ts';
 
@@ -27,6 +28,8 @@ import { VOLATILE } from './volatile-functions.ts';
 export class SharedStepReads {
   /** Identical queries run once (shared-runs.ts): the other half of sharing work between executions. */
   readonly runs = new SharedRuns();
+  /** How live tails coalesce commits (step-pacing.ts); a bench or test may change it. */
+  pacing: TailPacingOptions;
   private readonly groups = new Map<string, Group>();
   private readonly results = new Map<string, Kept>();
   private keptBytes = 0;
@@ -35,7 +38,16 @@ export class SharedStepReads {
   /** Engine reads made by grouped members. */
   reads = 0;
 
-  constructor(private readonly o: { ttlMs?: number; maxBytes?: number; maxRanges?: number } = {}) {}
+  constructor(
+    private readonly o: {
+      ttlMs?: number;
+      maxBytes?: number;
+      maxRanges?: number;
+      pacing?: Partial<TailPacingOptions>;
+    } = {},
+  ) {
+    this.pacing = { ...DEFAULT_TAIL_PACING, ...o.pacing };
+  }
 
   /** Join `group`; answers the leave function. */
   join(group: string): () => void {

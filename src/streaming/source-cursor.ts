@@ -59,6 +59,14 @@ export class SourceCursor {
     return Math.max(0, this.committed - this.after);
   }
 
+  /** How many commits the pending rows came in (as far as known; at least 1 when rows are pending). */
+  get pendingCommits(): number {
+    if (this.pending === 0) return 0;
+    let n = 0;
+    for (const end of this.commitEnds) if (end > this.after) n++;
+    return Math.max(n, 1);
+  }
+
   /**
    * The next range to process, at most `maxRows` rows long: `(after, hi]`. With `oneCommit` it
    * ends where the first commit ahead ends, so a step sees one insert as Proton's pipeline sees

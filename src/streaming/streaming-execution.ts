@@ -22,6 +22,7 @@ import { sharedGroupKey } from './shared-step-reads.ts';
 import { type CommittedRanges, SourceCursor } from './source-cursor.ts';
 import { P, type SqlTemplate } from './sql-template.ts';
 import { StateTable } from './state-table.ts';
+import { pacedTail, TailPacer } from './step-pacing.ts';
 import type { StreamingProgram } from './streaming-program.ts';
 import { SubstreamWatermarks } from './substream-watermarks.ts';
 import { intervalMillis } from './window-interval.ts';
@@ -268,8 +269,15 @@ export class StreamingExecution implements RowsPlan {
           }),
         );
       }
+      // A live tail coalesces commits that arrive while it is busy (step-pacing.ts).
+      const pacing = this.ranges.shared?.pacing;
+      const pacer = pacing && pacedTail(p) ? new TailPacer(pacing) : undefined;
       cursors = p.sources.map(
-        (s, i) => new SourceCursor(s, p.startAfter[i] ?? -1, ranges, () => this.wake?.()),
+        (s, i) =>
+          new SourceCursor(s, p.startAfter[i] ?? -1, ranges, () => {
+            pacer?.committed(Date.now());
+            this.wake?.();
+          }),
       );
       this.cursorsNow = cursors;
       if (state && p.aggregation) await state.create(p.aggregation.emptyFold);
@@ -330,7 +338,11 @@ export class StreamingExecution implements RowsPlan {
         // A due tick gets one step first, then its emit: commits arriving during each step must
         // not keep the periodic emit from ever running.
         const emitFirst = tickDue && this.steppedForTick && !this.backfill;
-        if (pending.length > 0 && !deferred && !emitFirst) {
+        const pacedUntil =
+          pacer && !this.backfill && pending.length > 0
+            ? pacer.dueAt(pending[0]?.pending ?? 0, pending[0]?.pendingCommits ?? 0)
+            : 0;
+        if (pending.length > 0 && !deferred && !emitFirst && Date.now() >= pacedUntil) {
           // A window aggregation's watermark moves insert by insert (rows late against an earlier
           // insert of the same range are dropped). Over one stream its live steps cover several
           // inserts and judge each against the watermark the inserts before it left (`cuts`); with
@@ -349,6 +361,8 @@ export class StreamingExecution implements RowsPlan {
           });
           const [lo0, hi0] = stepRanges[0] ?? [0, 0];
           const cuts = cutting ? cursors[0]!.commitEndsWithin(lo0, hi0) : [];
+          const startedAt = Date.now();
+          const t0 = performance.now();
           await event({
             kind: 'step',
             ranges: stepRanges,
@@ -357,6 +371,7 @@ export class StreamingExecution implements RowsPlan {
           });
           if (tickDue) this.steppedForTick = true;
           this.lastStepAt = Date.now();
+          pacer?.stepped(startedAt, performance.now() - t0);
           continue;
         }
         const now = Date.now();
@@ -384,6 +399,7 @@ export class StreamingExecution implements RowsPlan {
           log?.dueAt ?? Number.POSITIVE_INFINITY,
           // Deferred rows are folded at the latest `DEFERRED_STEP_MS` after the last step.
           pending.length > 0 ? this.lastStepAt + DEFERRED_STEP_MS : Number.POSITIVE_INFINITY,
+          pacedUntil > 0 ? pacedUntil : Number.POSITIVE_INFINITY,
         );
         await this.sleep(waitUntil - now);
       }

@@ -1,0 +1,94 @@
+import { P } from './sql-template.ts';
+import type { StreamingProgram } from './streaming-program.ts';
+
+/** How tail steps are paced (issue 12: cost per event, not per step). */
+export interface TailPacingOptions {
+  /**
+   * The longest a tail waits after its last step started before it steps again while commits keep
+   * arriving (ms). 0: a step per commit, as soon as the previous step is done.
+   */
+  maxGapMs: number;
+  /** The gap is this many times the tail's own mean step time, up to `maxGapMs`. */
+  costRatio: number;
+  /** With this many rows pending a tail steps at once (its step is large enough already). */
+  maxPendingRows: number;
+}
+
+/**
+ * Measured on this 2-core machine (bench/README.md "latency", 2026-11-25): a tail step costs
+ * 2-3 ms of CPU whatever its size (an engine call is ~1 ms for `SELECT 1` alone), so at 100
+ * commits/s a step per commit costs 0.2-0.3 cores; steps at least 20 ms apart cover 2 commits each.
+ */
+export const DEFAULT_TAIL_PACING: TailPacingOptions = { maxGapMs: 20, costRatio: 10, maxPendingRows: 4096 };
+
+/** Weight of the newest step in the mean step time. */
+const COST_WEIGHT = 0.2;
+
+/** Intervals between commits longer than this are a quiet stream, not its rate. */
+const QUIET_MS = 1000;
+
+/**
+ * When a tail may run its next step: at once when the stream is quiet (no step started within the
+ * gap), otherwise when as many commits are pending as arrive within the gap on average (rounded), or at the
+ * latest once the gap since the last step's start has passed. The gap follows the tail's own step
+ * time (`costRatio` times it, at most `maxGapMs`): a cheap step waits little, so the latency a
+ * busy stream adds stays bounded by `maxGapMs` while the steps' fixed cost is spread over more
+ * events. Counting commits matters: with commits every 10 ms and a 20 ms gap, a timer alone tends
+ * to fire just before a commit arrives and make every row wait the whole gap (measured: p50 +20
+ * ms); stepping on the second pending commit makes rows wait 5 ms on average. The rows a tail
+ * emits do not depend on how its ranges are cut (`pacedTail`), so pacing changes when rows leave,
+ * never which.
+ */
+export class TailPacer {
+  private lastStartAt = Number.NEGATIVE_INFINITY;
+  private meanStepMs = 0;
+  private lastCommitAt = Number.NEGATIVE_INFINITY;
+  private meanCommitMs = 0;
+
+  constructor(private readonly o: TailPacingOptions) {}
+
+  /** A commit of the source arrived at `at` (epoch ms). */
+  committed(at: number): void {
+    const interval = at - this.lastCommitAt;
+    this.lastCommitAt = at;
+    if (interval > QUIET_MS) return;
+    this.meanCommitMs =
+      this.meanCommitMs === 0 ? interval : this.meanCommitMs + COST_WEIGHT * (interval - this.meanCommitMs);
+  }
+
+  /** When the next step may start (epoch ms) with `pendingRows` rows of `pendingCommits` commits waiting. */
+  dueAt(pendingRows: number, pendingCommits: number): number {
+    if (this.o.maxGapMs <= 0 || pendingRows >= this.o.maxPendingRows) return 0;
+    const gap = Math.min(this.o.maxGapMs, this.meanStepMs * this.o.costRatio);
+    const perGap = this.meanCommitMs > 0 ? Math.round(gap / this.meanCommitMs) : Number.POSITIVE_INFINITY;
+    if (pendingCommits >= Math.max(perGap, 1)) return 0;
+    return this.lastStartAt + gap;
+  }
+
+  /** A step ran from `startAt` for `ms` milliseconds. */
+  stepped(startAt: number, ms: number): void {
+    this.lastStartAt = startAt;
+    this.meanStepMs = this.meanStepMs === 0 ? ms : this.meanStepMs + COST_WEIGHT * (ms - this.meanStepMs);
+  }
+}
+
+/**
+ * A tail whose rows are a function of each row alone, so that one step over `(a, c]` emits what
+ * two steps over `(a, b]` and `(b, c]` emit, in the same order: no join, no lag() carried between
+ * steps, no emit_version() or count of rows emitted before, no dedup() keys kept between steps,
+ * no changelog, one source.
+ */
+export function pacedTail(p: StreamingProgram): boolean {
+  return (
+    p.tail !== undefined &&
+    p.join === undefined &&
+    p.lags === undefined &&
+    p.tailVariants === undefined &&
+    p.changelog === undefined &&
+    (p.dedups ?? []).length === 0 &&
+    p.sources.length === 1 &&
+    p.children.length === 0 &&
+    !p.tail.has(P.emitVersion) &&
+    !p.tail.has(P.emitted)
+  );
+}
