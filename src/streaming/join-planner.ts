@@ -128,7 +128,7 @@ export async function planJoins(
     snapshots.push({
       name: ref,
       table,
-      create: `CREATE TABLE ${table} ENGINE = Memory AS SELECT * FROM ${r.engineSql}`,
+      create: `CREATE TABLE ${table} ENGINE = Memory AS SELECT * FROM ${r.joinRightSql ?? r.engineSql}`,
       resolved: { ...stream, kind: 'engine_table', engineSql: table },
     });
     return { kind: 'Table', name: ref, alias: f.alias ?? name, span: f.span } as unknown as AnyNode;
