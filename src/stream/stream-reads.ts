@@ -157,7 +157,7 @@ export function joinRightRowsSource(def: StreamDefinition): string {
   ];
   const sn = quoteIdent(TP_SN);
   const delta = quoteIdent(TP_DELTA);
-  const by = keys.map((k, i) => `__tp_k${i}`);
+  const by = keys.map((_k, i) => `__tp_k${i}`);
   const running = `sum(${delta}) OVER (PARTITION BY ${by.join(', ')} ORDER BY ${sn} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`;
   const inner = `SELECT ${[...keys.map((k, i) => `${k} AS __tp_k${i}`), ...carried.map(quoteIdent)].join(', ')}, ${running} AS __tp_s FROM ${frontTable(def)}`;
   const suffixMin = `min(__tp_s) OVER (PARTITION BY ${by.join(', ')} ORDER BY ${sn} DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`;
