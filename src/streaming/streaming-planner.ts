@@ -61,6 +61,7 @@ import { STATE_DB } from './state-table.ts';
 import { type BindingContext, type BoundSource, StreamBinder } from './stream-bindings.ts';
 import type { AggregationProgram, ChildProgram, StreamingProgram } from './streaming-program.ts';
 import { overToSubstreams, substreamKey } from './substreams.ts';
+import { withTableNameQualifiers } from './table-name-qualifiers.ts';
 import type { WindowShape } from './watermark.ts';
 import { intervalOf, type WindowInterval } from './window-interval.ts';
 import { checkWindowTime, windowSourceItem } from './window-time-check.ts';
@@ -224,7 +225,9 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     const def = r && !r.bounded && r.kind === 'stream' ? ctx.streamDefinition(r, db, name) : undefined;
     return def ? visibleColumns(def) : undefined;
   };
-  const bound = binder.select(nestRangeJoinChain(inlineChangelogCtes(query) as SelectQuery, streamColumns));
+  const bound = binder.select(
+    nestRangeJoinChain(withTableNameQualifiers(inlineChangelogCtes(query)) as SelectQuery, streamColumns),
+  );
   const sources = binder.sources;
   if (sources.length === 0)
     throw err('INCORRECT_QUERY', { detail: 'The query reads no stream; run it historically' });
