@@ -1,5 +1,6 @@
 import type { Engine } from '../engine/engine.ts';
 import { ALIGN_PREV_SN, ALIGN_PREV_UNTIL, ALIGN_UNTIL } from './join-alignment.ts';
+import { at2 } from './join-left-netting.ts';
 import {
   type ChangelogJoin,
   type EnrichJoin,
@@ -11,14 +12,15 @@ import {
 import { KeptSides } from './join-side-state.ts';
 import { P, type SqlTemplate } from './sql-template.ts';
 
-export type TailVariant = 'inner' | 'initial';
+export type TailVariant = 'inner' | 'initial' | 'netted';
 
 /** One fill of a step's SQL: the union of a step's parts is its rows. */
 export interface StepPart {
   readonly values: Readonly<Record<string, string | number>>;
   /**
    * Fill a variant of the step's SQL: `inner`, the query's INNER JOIN form (the parts that right
-   * rows of a LEFT JOIN trigger); `initial`, the query over a kv stream's latest row per key.
+   * rows of a LEFT JOIN trigger); `initial`, the query over a kv stream's latest row per key;
+   * `netted`, a right side's change to a LEFT JOIN of changelog inputs (join-left-netting.ts).
    */
   readonly variant?: TailVariant;
 }
@@ -94,7 +96,7 @@ class ChangelogInputs implements StepInputs {
 
   async parts(ranges: Readonly<Record<string, number>>): Promise<StepPart[]> {
     await this.kept.advance(ranges);
-    return changelogParts(this.join.sides, ranges);
+    return changelogParts(this.join.sides, ranges, this.join.leftJoin !== undefined);
   }
 
   save(): unknown {
@@ -224,19 +226,32 @@ function stateOf(i: number, at: number): Record<string, number> {
 /**
  * The parts of a join of changelog inputs (join-program.ts ChangelogJoin), in emit order: per
  * side with new rows, its retractions then its additions, against the sides before it as of
- * this step's end and the sides after it as of the step's start.
+ * this step's end and the sides after it as of the step's start (a LEFT JOIN: right side first).
  */
-function changelogParts(sides: ChangelogJoin['sides'], ranges: Readonly<Record<string, number>>): StepPart[] {
+function changelogParts(
+  sides: ChangelogJoin['sides'],
+  ranges: Readonly<Record<string, number>>,
+  leftJoin: boolean,
+): StepPart[] {
   const parts: StepPart[] = [];
-  const order = sides.map((s) => s.index);
-  order.forEach((i, k) => {
+  // The sides in the order their changes apply: a LEFT JOIN's right side first, so that the left
+  // rows of a step (a query's first step: the sides' history) meet the right side as of the
+  // step's end and no defaults row is sent only to be retracted.
+  const order = sides.map((s, k) => ({ i: s.index, k }));
+  if (leftJoin) order.reverse();
+  order.forEach(({ i, k }, p) => {
     const lo = ranges[P.lo(i)] ?? 0;
     const hi = ranges[P.hi(i)] ?? 0;
     if (hi <= lo) return;
     const others: Record<string, number> = {};
-    order.forEach((j, m) => {
-      if (m !== k) Object.assign(others, stateOf(j, m < k ? (ranges[P.hi(j)] ?? 0) : (ranges[P.lo(j)] ?? 0)));
+    order.forEach(({ i: j }, q) => {
+      if (q !== p) Object.assign(others, stateOf(j, q < p ? (ranges[P.hi(j)] ?? 0) : (ranges[P.lo(j)] ?? 0)));
     });
+    if (leftJoin && k > 0) {
+      // The right side of a LEFT JOIN: its state as of hi less as of lo, netted.
+      parts.push({ values: { ...ranges, ...others, ...stateOf(i, hi), [at2(i)]: lo }, variant: 'netted' });
+      return;
+    }
     // A kv side: its keys' rows as of lo (-1), then as of hi (+1); a changelog side: its range's
     // rows with their own signs, once.
     const fills: ReadonlyArray<readonly [number, number]> =

@@ -23,6 +23,15 @@ export interface ChangelogJoin {
   readonly sides: readonly { readonly index: number; readonly kind: JoinSideKind }[];
   /** Each side's state, kept in an engine table that each step's new rows update. */
   readonly kept?: readonly KeptSide[];
+  /**
+   * Two sides LEFT JOINed: a left side's change joins the right side as of the step's start (its
+   * unmatched rows with the right side's defaults); a right side's change is the LEFT JOIN of the
+   * left side's state with the right side as of the step's end less the same as of its start,
+   * identical rows netted (join-left-netting.ts), so a left row's defaults row is retracted when a
+   * right row comes to match it, and sent again when the last one goes. `deltaColumn`: the
+   * query's `_tp_delta` column, if it selects one.
+   */
+  readonly leftJoin?: { readonly deltaColumn?: string };
 }
 
 /**

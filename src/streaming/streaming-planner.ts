@@ -39,6 +39,7 @@ import { ALIGN_PREV_SN, ALIGN_PREV_UNTIL, ALIGN_UNTIL } from './join-alignment.t
 import { inlineJoinCte } from './join-cte-inline.ts';
 import { joinDeltaOf, leftChangelogStream, qualifiedDelta } from './join-delta.ts';
 import type { TailVariant } from './join-inputs.ts';
+import { leftJoinTemplates } from './join-left-netting.ts';
 import { type JoinPlan, planJoins } from './join-planner.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT, type KeptSide } from './join-program.ts';
 import { type JoinSideKind, joinSideSql } from './join-side-read.ts';
@@ -483,7 +484,23 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       latestSources = new Map();
       startAfter[kv.index] = -1;
     }
-    const tail = new SqlTemplate(translate(lags?.select ?? select));
+    let tail = new SqlTemplate(translate(lags?.select ?? select));
+    if (join?.kind === 'changelog' && join.leftJoin) {
+      // A LEFT JOIN of changelog inputs sends its rows netted (join-left-netting.ts).
+      const columns = await describe(
+        ctx.engine,
+        tail.fill({ ...EMPTY_RANGES(sources), [P.emitVersion]: 0, [P.emitted]: 0 }),
+      );
+      const right = join.sides[1]?.index as number;
+      const netted = leftJoinTemplates(
+        tail.text,
+        columns.map((c) => c.name),
+        right,
+        join.leftJoin.deltaColumn,
+      );
+      tail = netted.tail;
+      variants.netted = netted.netted;
+    }
     const noCarry = Object.fromEntries(
       (lags?.values ?? []).map((v, i) => [carryMarker(i), carryLiteral([], v.depth)]),
     );

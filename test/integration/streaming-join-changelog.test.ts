@@ -263,13 +263,72 @@ test('an aggregation over versioned_kv JOIN versioned_kv retracts the replaced j
   await q.cancel();
 });
 
+test('versioned_kv LEFT JOIN versioned_kv: a defaults row until a right row matches, and again when none does', async () => {
+  const l = await api.createStream('ll', "(i int32, k string) PRIMARY KEY i SETTINGS mode='versioned_kv'");
+  const r = await api.createStream('lr', "(j int32, kk string) PRIMARY KEY j SETTINGS mode='versioned_kv'");
+  // History before the query: its first step joins it with no defaults row sent then retracted.
+  await api.exec(`INSERT INTO ${l} (i, k) VALUES (1, 'x'), (2, 'w')`);
+  await api.exec(`INSERT INTO ${r} (j, kk) VALUES (10, 'x')`);
+  const q = await api.start(`SELECT i, k, j, kk, _tp_delta FROM ${l} AS a LEFT JOIN ${r} AS b ON a.k = b.kk`);
+  assertSameRows(await q.waitForRows(2), [
+    [1, 'x', 10, 'x', 1],
+    [2, 'w', 0, '', 1],
+  ]);
+  // A right row comes to match w: its defaults row is retracted, the joined row added.
+  await step(q, `INSERT INTO ${r} (j, kk) VALUES (11, 'w')`, 4);
+  // Key 11 moves to z: w has no match again.
+  await step(q, `INSERT INTO ${r} (j, kk) VALUES (11, 'z')`, 6);
+  // Key 1 moves to q: what x joined is retracted; q matches nothing.
+  await step(q, `INSERT INTO ${l} (i, k) VALUES (1, 'q')`, 8);
+  // A new left key meets the right side as it is.
+  await step(q, `INSERT INTO ${l} (i, k) VALUES (3, 'x')`, 9);
+  assert.deepEqual((await q.waitForQuiet(300)).slice(2), [
+    [2, 'w', 0, '', -1],
+    [2, 'w', 11, 'w', 1],
+    [2, 'w', 11, 'w', -1],
+    [2, 'w', 0, '', 1],
+    [1, 'x', 10, 'x', -1],
+    [1, 'q', 0, '', 1],
+    [3, 'x', 10, 'x', 1],
+  ]);
+  await q.cancel();
+});
+
+test('changelog_kv LEFT JOIN changelog: retracted right rows and deleted left keys', async () => {
+  const l = await api.createStream('ml', "(i int32, k string) PRIMARY KEY i SETTINGS mode='changelog_kv'");
+  const r = await api.createStream('mr', "(j int32, kk string) SETTINGS mode='changelog'");
+  const q = await api.start(`SELECT i, k, j, kk, _tp_delta FROM ${l} AS a LEFT JOIN ${r} AS b ON a.k = b.kk`);
+  await step(q, `INSERT INTO ${l} (i, k) VALUES (1, 'x')`, 1);
+  await step(q, `INSERT INTO ${r} (j, kk) VALUES (5, 'x')`, 3);
+  // Two right rows: the second one adds a joined row; no defaults row is involved.
+  await step(q, `INSERT INTO ${r} (j, kk) VALUES (6, 'x')`, 4);
+  await step(q, `INSERT INTO ${r} (j, kk, _tp_delta) VALUES (5, 'x', -1)`, 5);
+  // The last matching row retracted: the defaults row is back.
+  await step(q, `INSERT INTO ${r} (j, kk, _tp_delta) VALUES (6, 'x', -1)`, 7);
+  // The left key deleted: its defaults row is retracted.
+  await step(q, `INSERT INTO ${l} (i, k, _tp_delta) VALUES (1, 'x', -1)`, 8);
+  assert.deepEqual(await q.waitForQuiet(300), [
+    [1, 'x', 0, '', 1],
+    [1, 'x', 0, '', -1],
+    [1, 'x', 5, 'x', 1],
+    [1, 'x', 6, 'x', 1],
+    [1, 'x', 5, 'x', -1],
+    [1, 'x', 6, 'x', -1],
+    [1, 'x', 0, '', 1],
+    [1, 'x', 0, '', -1],
+  ]);
+  await q.cancel();
+});
+
 test('joins of changelog inputs that are not built are refused with 48, saying what is allowed', async () => {
   const { a, b, c } = await abc(['changelog', 'append', 'versioned_kv']);
   for (const sql of [
     // An append stream after a changelog input.
     `SELECT * FROM ${a} AS a INNER JOIN ${b} AS b ON a.k1 = b.kk1`,
-    // LEFT JOIN of changelog inputs.
-    `SELECT * FROM ${a} AS a LEFT JOIN ${c} AS c ON a.k1 = c.kkk1`,
+    // LEFT JOIN of three changelog inputs.
+    `SELECT * FROM ${a} AS a LEFT JOIN ${c} AS c ON a.k1 = c.kkk1 LEFT JOIN ${a} AS d ON d.k1 = c.kkk1`,
+    // An aggregation over a LEFT JOIN of changelog inputs.
+    `SELECT count() FROM ${a} AS a LEFT JOIN ${c} AS c ON a.k1 = c.kkk1`,
     // Window over a join of changelog inputs.
     `SELECT window_start, count() FROM tumble(${a}, 1s) AS a INNER JOIN ${c} AS c ON a.k1 = c.kkk1 GROUP BY window_start`,
   ]) {
