@@ -268,7 +268,7 @@ export function planChangelogInputs(
         `${joinName(j)} of versioned_kv, changelog_kv or changelog streams is not supported yet; INNER JOIN ... ON <keys> is (any number of sides), and LEFT JOIN of two of them`,
       );
   }
-  if (shape === 'window' || shape === 'session')
+  if (shape === 'session')
     throw notImplemented(
       'Window aggregations over a join of versioned_kv, changelog_kv or changelog streams are not supported yet; aggregate globally',
     );
@@ -292,6 +292,6 @@ export function planChangelogInputs(
       sides: streams.map((s, i) => ({ index: s.index, kind: kinds[i] as JoinSideKind })),
       ...(leftJoin ? { leftJoin: signed.deltaColumn ? { deltaColumn: signed.deltaColumn } : {} } : {}),
     },
-    ...(shape === 'aggregation' ? { deltaOf: aliases } : {}),
+    ...(shape !== 'tail' ? { deltaOf: aliases } : {}),
   };
 }

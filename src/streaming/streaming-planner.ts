@@ -817,7 +817,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
           window: {
             shape: win.shape,
             ...(policy.shape === 'window' && policy.delay ? { delay: policy.delay } : {}),
-            maxTime: new SqlTemplate(translate(maxTimeSelect(false))),
+            maxTime: new SqlTemplate(sideAsChanges(translate(maxTimeSelect(false)))),
             ...(insertLate.used && insertLate.source !== undefined
               ? {
                   insertLate: {
@@ -889,4 +889,15 @@ function findMerge(q: SelectQuery, column: string): FunctionCall | undefined {
   };
   visit(q);
   return found;
+}
+
+/**
+ * A window's watermark over a side of a join of changelog inputs (join-side-read.ts) reads that
+ * side's changes in the step's range, as of its end: its new rows.
+ */
+function sideAsChanges(sql: string): string {
+  return sql
+    .replace(/__TRB_ALL_(\d+)__/g, '0')
+    .replace(/__TRB_AT_(\d+)__/g, '__TRB_HI_$1__')
+    .replace(/__TRB_SIGN_(\d+)__/g, '1');
 }

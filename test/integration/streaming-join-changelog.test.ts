@@ -320,6 +320,32 @@ test('changelog_kv LEFT JOIN changelog: retracted right rows and deleted left ke
   await q.cancel();
 });
 
+test('tumble over versioned_kv JOIN versioned_kv: each window counts the joined rows net of their retractions', async () => {
+  const l = await api.createStream(
+    'wl',
+    "(i int32, k string, t datetime64(3)) PRIMARY KEY i SETTINGS mode='versioned_kv'",
+  );
+  const r = await api.createStream('wr', "(j int32, kk string) PRIMARY KEY j SETTINGS mode='versioned_kv'");
+  const q = await api.start(
+    `SELECT window_start, count(), sum(i) FROM tumble(${l}, t, 5s) AS a JOIN ${r} AS b ON a.k = b.kk GROUP BY window_start`,
+  );
+  const at = (s: number) => `'2024-01-01 00:00:${String(s).padStart(2, '0')}'`;
+  await step(q, `INSERT INTO ${r} (j, kk) VALUES (10, 'x')`, 0);
+  // Window [0, 5): 1 and 2 join 10 (+2); key 1 moves to y (-1); 11 joins 2 (+1): 2 rows, sum 4.
+  await step(q, `INSERT INTO ${l} (i, k, t) VALUES (1, 'x', ${at(1)})`, 0);
+  await step(q, `INSERT INTO ${l} (i, k, t) VALUES (2, 'x', ${at(2)})`, 0);
+  await step(q, `INSERT INTO ${l} (i, k, t) VALUES (1, 'y', ${at(3)})`, 0);
+  await step(q, `INSERT INTO ${r} (j, kk) VALUES (11, 'x')`, 0);
+  // 3 at 7s joins 10 and 11 in window [5, 10); the watermark (7s) closes [0, 5).
+  await step(q, `INSERT INTO ${l} (i, k, t) VALUES (3, 'x', ${at(7)})`, 1);
+  await step(q, `INSERT INTO ${l} (i, k, t) VALUES (4, 'x', ${at(12)})`, 2);
+  assert.deepEqual(await q.waitForQuiet(300), [
+    ['2024-01-01 00:00:00.000', 2, 4],
+    ['2024-01-01 00:00:05.000', 2, 6],
+  ]);
+  await q.cancel();
+});
+
 test('joins of changelog inputs that are not built are refused with 48, saying what is allowed', async () => {
   const { a, b, c } = await abc(['changelog', 'append', 'versioned_kv']);
   for (const sql of [
@@ -329,8 +355,8 @@ test('joins of changelog inputs that are not built are refused with 48, saying w
     `SELECT * FROM ${a} AS a LEFT JOIN ${c} AS c ON a.k1 = c.kkk1 LEFT JOIN ${a} AS d ON d.k1 = c.kkk1`,
     // An aggregation over a LEFT JOIN of changelog inputs.
     `SELECT count() FROM ${a} AS a LEFT JOIN ${c} AS c ON a.k1 = c.kkk1`,
-    // Window over a join of changelog inputs.
-    `SELECT window_start, count() FROM tumble(${a}, 1s) AS a INNER JOIN ${c} AS c ON a.k1 = c.kkk1 GROUP BY window_start`,
+    // A session window over a join of changelog inputs.
+    `SELECT window_start, count() FROM session(${a}, 1s) AS a INNER JOIN ${c} AS c ON a.k1 = c.kkk1 GROUP BY window_start`,
   ]) {
     const e = await api.startError(sql);
     assert.equal(e.code, 48, `${sql}: ${e.message}`);
