@@ -292,6 +292,9 @@ function expandParts(
 
 const NO_BOUND = (-(2n ** 63n) + 1n).toString();
 
+/** A nested query's table of a range join side is pruned once this many of its rows are dead. */
+const PRUNE_MIN_ROWS = 64;
+
 /**
  * Proton's range join over the stored sides (join-program.ts RangeJoin). Per step, one engine call
  * reads the largest bucket of each side's new rows and where each side's live rows start; the
@@ -305,6 +308,8 @@ class RangeJoinInputs implements StepInputs {
   /** Rows with `_tp_sn <= liveFrom` on a side can no longer match (pruned or before the start). */
   private liveFromLeft: number;
   private liveFromRight: number;
+  /** Per side, the rows of its pruned nested-query table (join-program.ts RangeJoin.prune) end here. */
+  private readonly prunedUpTo: [number, number] = [-1, -1];
 
   constructor(
     private readonly join: RangeJoin,
@@ -359,7 +364,19 @@ class RangeJoinInputs implements StepInputs {
     // Where the live rows start, as of the watermark before this step (still a safe bound).
     if (info.leftLive !== null) this.liveFromLeft = info.leftLive === undefined ? loL : info.leftLive - 1;
     if (info.rightLive !== null) this.liveFromRight = info.rightLive === undefined ? loR : info.rightLive - 1;
+    await this.prune(0, this.liveFromLeft);
+    await this.prune(1, this.liveFromRight);
     return parts;
+  }
+
+  /** Delete a nested query's rows that can no longer match (join-program.ts RangeJoin.prune). */
+  private async prune(side: 0 | 1, liveFrom: number): Promise<void> {
+    const table = this.join.prune?.[side];
+    if (!table || liveFrom - this.prunedUpTo[side] < PRUNE_MIN_ROWS) return;
+    await this.engine.query(
+      `ALTER TABLE ${table} DELETE WHERE _tp_sn <= ${liveFrom} SETTINGS mutations_sync = 1`,
+    );
+    this.prunedUpTo[side] = liveFrom;
   }
 
   save(): unknown {

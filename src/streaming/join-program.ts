@@ -121,6 +121,12 @@ export interface RangeJoin {
    */
   readonly maxBucket: readonly [SqlTemplate, SqlTemplate];
   readonly liveSn: readonly [SqlTemplate | undefined, SqlTemplate | undefined];
+  /**
+   * Per side, the engine table of a side that is a nested query's output (a range join feeding
+   * this one, range-join-chain.ts): its rows before the side's live rows are deleted now and then,
+   * so the table stays bounded as the stored streams' pruned rows are (they are never read again).
+   */
+  readonly prune?: readonly [string | undefined, string | undefined];
 }
 
 /** Placeholders of a range join's per-part filters: smallest bucket (ns) read on each side. */
