@@ -274,7 +274,7 @@ export function planChangelogInputs(
     );
   if (leftJoin && shape !== 'tail')
     throw notImplemented(
-      'Aggregations over a LEFT JOIN of versioned_kv, changelog_kv or changelog streams are not supported yet; aggregate over their INNER JOIN, or read the LEFT JOIN without aggregating',
+      'Aggregations over a LEFT JOIN of versioned_kv, changelog_kv or changelog streams are supported through a subquery: SELECT ... FROM (SELECT ... FROM a LEFT JOIN b ON ...) GROUP BY ...',
     );
   const aliases = streamItems.map((item) => aliasOf(item) as string);
   const signed = withDelta(

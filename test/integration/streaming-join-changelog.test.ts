@@ -346,6 +346,33 @@ test('tumble over versioned_kv JOIN versioned_kv: each window counts the joined 
   await q.cancel();
 });
 
+test('an aggregation over a subquery that LEFT JOINs versioned_kv streams retracts its rows (the subquery runs as its own query)', async () => {
+  const l = await api.createStream('sl', "(i int32, k string) PRIMARY KEY i SETTINGS mode='versioned_kv'");
+  const r = await api.createStream('sr', "(j int32, kk string) PRIMARY KEY j SETTINGS mode='versioned_kv'");
+  const q = await api.start(
+    `SELECT k, count() AS n, sum(j) AS total FROM (SELECT k, j FROM ${l} AS a LEFT JOIN ${r} AS b ON a.k = b.kk) GROUP BY k EMIT ON UPDATE`,
+  );
+  // x: a defaults row (j 0), then the joined rows instead.
+  await step(q, `INSERT INTO ${l} (i, k) VALUES (1, 'x')`, 1);
+  await step(q, `INSERT INTO ${r} (j, kk) VALUES (10, 'x')`, 2);
+  await step(q, `INSERT INTO ${r} (j, kk) VALUES (11, 'x')`, 3);
+  await step(q, `INSERT INTO ${l} (i, k) VALUES (2, 'x')`, 4);
+  // Key 1 moves to y: x loses its two rows; y has a defaults row.
+  await step(q, `INSERT INTO ${l} (i, k) VALUES (1, 'y')`, 6);
+  const rows = await q.waitForQuiet(300);
+  assert.deepEqual(rows.slice(0, 4), [
+    ['x', 1, 0],
+    ['x', 1, 10],
+    ['x', 2, 21],
+    ['x', 4, 42],
+  ]);
+  assertSameRows(rows.slice(4), [
+    ['x', 2, 21],
+    ['y', 1, 0],
+  ]);
+  await q.cancel();
+});
+
 test('joins of changelog inputs that are not built are refused with 48, saying what is allowed', async () => {
   const { a, b, c } = await abc(['changelog', 'append', 'versioned_kv']);
   for (const sql of [
