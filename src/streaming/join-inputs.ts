@@ -32,11 +32,19 @@ export interface StepPart {
  */
 export interface StepInputs {
   parts(ranges: Readonly<Record<string, number>>): Promise<StepPart[]>;
+  /**
+   * When a step with no new rows is due (wall-clock ms): an aligned join's left rows waiting for a
+   * right side quiet for `join_quiesce_threshold_ms`. The step runs with `QUIESCE` set in its ranges.
+   */
+  quiesceAt?(): number | undefined;
   /** What the inputs keep from step to step, for a checkpoint (JSON); none when stateless. */
   save?(): unknown;
   /** Take back what `save` answered. */
   restore?(saved: unknown): void;
 }
+
+/** Set (1) in the ranges of a step that releases an aligned join's waiting rows (StepInputs.quiesceAt). */
+export const QUIESCE = '__TRB_QUIESCE__';
 
 /** A kv stream read on its own: the first step reads its latest row per key. */
 class KvInitialInputs implements StepInputs {
@@ -120,6 +128,8 @@ class EnrichInputs implements StepInputs {
   private prevSn: number | undefined;
   /** Join alignment: every left row with `_tp_sn <= joinedUpTo` has been joined. */
   private joinedUpTo: number | undefined;
+  /** Join alignment: when the right side last had rows (wall-clock ms; the query's start at first). */
+  private rightDataAt = Date.now();
 
   constructor(
     private readonly join: EnrichJoin,
@@ -149,7 +159,9 @@ class EnrichInputs implements StepInputs {
   ): Promise<StepPart[]> {
     const { left, right } = this.join;
     const start = this.startAfter[left] ?? -1;
+    if (ranges[QUIESCE] === 1) return this.releaseWaiting(ranges);
     if ((ranges[P.hi(right)] ?? 0) > (ranges[P.lo(right)] ?? 0)) {
+      this.rightDataAt = Date.now();
       const text = (
         await this.engine.query(align.rightTime.fill(ranges), { format: 'JSONCompactEachRow' })
       ).text();
@@ -186,6 +198,41 @@ class EnrichInputs implements StepInputs {
         },
       },
     ];
+  }
+
+  /**
+   * The right side has been quiet for `join_quiesce_threshold_ms` while left rows wait: join them
+   * all with the right side as it is (Proton's JoinTransformWithAlignment, "left input in quiesce"),
+   * then wait again as before for the left rows that come next.
+   */
+  private releaseWaiting(ranges: Readonly<Record<string, number>>): StepPart[] {
+    const { left, right } = this.join;
+    const start = this.startAfter[left] ?? -1;
+    const from = this.joinedUpTo ?? start;
+    const upTo = this.prevSn ?? start;
+    this.rightDataAt = Date.now();
+    if (upTo <= from) return [];
+    this.joinedUpTo = upTo;
+    return [
+      {
+        values: {
+          ...ranges,
+          [P.lo(left)]: from,
+          [P.hi(left)]: upTo,
+          [P.lo(right)]: this.rightLo(),
+          [ALIGN_UNTIL]: NO_UPPER_BOUND,
+          [ALIGN_PREV_UNTIL]: NO_BOUND,
+          [ALIGN_PREV_SN]: from,
+        },
+      },
+    ];
+  }
+
+  quiesceAt(): number | undefined {
+    const ms = this.join.align?.quiesceMs;
+    if (ms === undefined) return undefined;
+    const waiting = (this.joinedUpTo ?? this.startAfter[this.join.left] ?? -1) < (this.prevSn ?? -1);
+    return waiting ? this.rightDataAt + ms : undefined;
   }
 
   /** Where a step reads the right side from: the query's start for an append right side. */
@@ -291,6 +338,7 @@ function expandParts(
 }
 
 const NO_BOUND = (-(2n ** 63n) + 1n).toString();
+const NO_UPPER_BOUND = (2n ** 63n - 1n).toString();
 
 /** A nested query's table of a range join side is pruned once this many of its rows are dead. */
 const PRUNE_MIN_ROWS = 64;

@@ -28,6 +28,8 @@ export interface JoinPlanContext {
   readonly engine: Engine;
   /** SETTINGS keep_versions (versions per key an ASOF join against versioned_kv keeps). */
   readonly keepVersions: number;
+  /** SETTINGS join_quiesce_threshold_ms, when given (join-program.ts EnrichJoin.align.quiesceMs). */
+  readonly quiesceMs?: number;
   readonly resolver: TableResolver;
   /** The result columns of a derived source (a nested streaming query). */
   derivedColumns?(index: number): readonly string[] | undefined;

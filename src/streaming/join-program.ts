@@ -95,6 +95,11 @@ export interface EnrichJoin {
     readonly rightTime: SqlTemplate;
     readonly pendingSn: SqlTemplate;
     readonly lagNs: bigint;
+    /**
+     * `join_quiesce_threshold_ms`: once the right side has had no rows for this long while left
+     * rows wait, those are joined with the right side as it is (join-inputs.ts). Unset: they wait.
+     */
+    readonly quiesceMs?: number;
   };
   /** The right side is an append stream read from where the query started (ASOF / LATEST). */
   readonly rightFromStart?: boolean;

@@ -161,6 +161,18 @@ function keepVersions(settings: readonly Setting[]): number {
   return n;
 }
 
+/** SETTINGS join_quiesce_threshold_ms (a positive number of milliseconds), when given. */
+function quiesceMs(settings: readonly Setting[]): { quiesceMs?: number } {
+  const s = settings.find((x) => x.name.toLowerCase() === 'join_quiesce_threshold_ms');
+  if (!s) return {};
+  const n = s.value.kind === 'Number' ? Number(s.value.text) : Number.NaN;
+  if (!Number.isInteger(n) || n < 0)
+    throw err('BAD_ARGUMENTS', {
+      detail: 'join_quiesce_threshold_ms must be a whole number of milliseconds',
+    });
+  return n > 0 ? { quiesceMs: n } : {};
+}
+
 /** Describe a query's result columns, in Proton type names. */
 async function describe(engine: Engine, sql: string): Promise<ResultColumn[]> {
   const r = await engine.query(`DESCRIBE (${sql})`, { format: 'JSONCompactEachRow', userSql: true });
@@ -372,6 +384,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     {
       engine: ctx.engine,
       keepVersions: keepVersions(settings),
+      ...quiesceMs(settings),
       derivedColumns: (i) => children.find((c) => c.source.index === i)?.program.header.map((h) => h.name),
       resolver: ranged,
       translate: (q) => translate(q),
