@@ -181,7 +181,9 @@ async function planStreamJoins(
   if (streamJoins.length === 0) {
     if (sources.length > 1)
       throw notImplemented(
-        `A streaming query that reads several streams must join them: ${STREAM_JOIN_HINT}`,
+        joins.length > 0
+          ? 'This join of streams inside a subquery or CTE is not supported yet: a nested join runs as a range join feeding a range join, or as a join of versioned_kv / changelog_kv / changelog streams named in its FROM (not changelog() of CTEs) read by an aggregation; otherwise write the join in the FROM of the query'
+          : `A streaming query that reads several streams must join them: ${STREAM_JOIN_HINT}`,
       );
     return { select, latestSources: new Map() };
   }

@@ -9,9 +9,25 @@ import type { BindingContext } from './stream-bindings.ts';
  * FROM kv_a LEFT JOIN kv_b ON ...)`): it runs as its own streaming query, whose rows carry their
  * `_tp_delta`, and the aggregation retracts them as over any changelog (stream-bindings.ts).
  */
-export function isNestedChangelogJoin(q: Query, ctx: BindingContext): q is SelectQuery {
+export function isNestedChangelogJoin(
+  q: Query,
+  ctx: BindingContext,
+  isCte: (name: string) => boolean,
+): q is SelectQuery {
   if (q.kind !== 'Select' || q.from?.kind !== 'Join' || isAggregation(q)) return false;
-  return itemsOf(q.from).some((item) => {
+  const items = itemsOf(q.from);
+  // A side naming a CTE of the outer query (a CTE's rows are not a query of their own here).
+  const named = (e: unknown) =>
+    (e as { kind?: string }).kind === 'Identifier' && isCte(String((e as { parts: string[] }).parts.at(-1)));
+  if (
+    items.some(
+      (item) =>
+        (item.kind === 'Table' && item.database === undefined && isCte(item.name)) ||
+        (item.kind === 'TableFunction' && item.args.some(named)),
+    )
+  )
+    return false;
+  return items.some((item) => {
     if (item.kind === 'TableFunction') return item.name.toLowerCase() === 'changelog';
     if (item.kind !== 'Table') return false;
     const r = ctx.resolver.resolve(item.database, item.name);

@@ -202,7 +202,9 @@ export class StreamBinder {
       case 'SubqueryTable':
         if (
           this.isNestedAggregation(item.query) ||
-          (this.aggregating.at(-1) && this.ctx.derivedTable && isNestedChangelogJoin(item.query, this.ctx))
+          (this.aggregating.at(-1) &&
+            this.ctx.derivedTable &&
+            isNestedChangelogJoin(item.query, this.ctx, (n) => this.isCte(n)))
         ) {
           const index = this.derive(
             this.isNestedAggregation(item.query) ? item.query : selectingDelta(item.query as SelectQuery),
