@@ -139,6 +139,33 @@ function latestPerKeySource(def: StreamDefinition, where?: string, from = frontT
   return `(${sql})`;
 }
 
+/**
+ * A changelog_kv stream as the bounded right side of a streaming join reads it (`s JOIN
+ * table(changelog_kv)`): every stored row of a key that no later delete took back, where a delete
+ * (`_tp_delta` -1) takes back the key's last row still standing, whatever its values (Proton's join
+ * keeps each row of a key and a retraction pops the newest: 0013_changelogstream_join_table2 ids
+ * 126, 134, table5 id 197). A row at running sum `s` of its key's deltas stands when no later
+ * running sum falls below `s`. Same columns as `historicalSource`.
+ */
+export function joinRightRowsSource(def: StreamDefinition): string {
+  if (def.mode !== 'changelog_kv') return historicalSource(def);
+  const keys = def.keyColumns;
+  const keySet = new Set(keys.map((k) => k.trim()));
+  const carried = [
+    ...def.columns.filter((c) => !keySet.has(c.name) && !keySet.has(quoteIdent(c.name))).map((c) => c.name),
+    TP_SN,
+  ];
+  const sn = quoteIdent(TP_SN);
+  const delta = quoteIdent(TP_DELTA);
+  const by = keys.map((_k, i) => `__tp_k${i}`);
+  const running = `sum(${delta}) OVER (PARTITION BY ${by.join(', ')} ORDER BY ${sn} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`;
+  const inner = `SELECT ${[...keys.map((k, i) => `${k} AS __tp_k${i}`), ...carried.map(quoteIdent)].join(', ')}, ${running} AS __tp_s FROM ${frontTable(def)}`;
+  const suffixMin = `min(__tp_s) OVER (PARTITION BY ${by.join(', ')} ORDER BY ${sn} DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`;
+  const marked = `SELECT *, ${suffixMin} AS __tp_m FROM (${inner})`;
+  const outer = [...keys.map((k, i) => `__tp_k${i} AS ${keyAlias(def, k, i)}`), ...carried.map(quoteIdent)];
+  return `(SELECT ${outer.join(', ')} FROM (${marked}) WHERE ${delta} = 1 AND __tp_m >= __tp_s)`;
+}
+
 /** A key expression keeps its column name when it is one; other expressions get a positional name. */
 function keyAlias(def: StreamDefinition, key: string, i: number): string {
   const plain = key.replace(/^`|`$/g, '');

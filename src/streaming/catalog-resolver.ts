@@ -5,7 +5,7 @@ import type { Query } from '../sql/ast/query.ts';
 import { parseQuery } from '../sql/parser/parse.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
 import { type StreamDefinition, streamKey } from '../stream/stream-definition.ts';
-import { historicalSource } from '../stream/stream-reads.ts';
+import { historicalSource, joinRightRowsSource } from '../stream/stream-reads.ts';
 import { qualifyReferences } from './view-references.ts';
 
 /** What the resolver needs of the stream layer. */
@@ -150,6 +150,7 @@ export class CatalogResolver implements TableResolver {
       database: def.db,
       name,
       engineSql: historicalSource(def),
+      ...(def.mode === 'changelog_kv' ? { joinRightSql: joinRightRowsSource(def) } : {}),
       streamKey: streamKey(def.db, def.name),
       columns,
       // The latest-per-key subquery lists _tp_sn explicitly; `*` must not show it.

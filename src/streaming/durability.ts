@@ -47,6 +47,8 @@ export type JournalEntry =
        * aggregation judges lateness insert by insert inside one step (streaming-execution.ts).
        */
       readonly cuts?: readonly number[];
+      /** A step with no new rows releasing an aligned join's waiting left rows (join-inputs.ts). */
+      readonly quiesce?: boolean;
     }
   | { readonly seq: number; readonly kind: 'periodic' | 'timeout' | 'backfill-end' };
 

@@ -8,6 +8,8 @@ export type EventBody =
       readonly ranges: ReadonlyArray<readonly [number, number]>;
       readonly backfill?: boolean;
       readonly cuts?: readonly number[];
+      /** A step with no new rows that releases a join's waiting left rows (join-inputs.ts quiesce). */
+      readonly quiesce?: boolean;
     }
   | { readonly kind: 'periodic' | 'timeout' | 'backfill-end' };
 

@@ -1,5 +1,6 @@
 import type { Engine } from '../engine/engine.ts';
 import { ALIGN_PREV_SN, ALIGN_PREV_UNTIL, ALIGN_UNTIL } from './join-alignment.ts';
+import { at2 } from './join-left-netting.ts';
 import {
   type ChangelogJoin,
   type EnrichJoin,
@@ -11,14 +12,15 @@ import {
 import { KeptSides } from './join-side-state.ts';
 import { P, type SqlTemplate } from './sql-template.ts';
 
-export type TailVariant = 'inner' | 'initial';
+export type TailVariant = 'inner' | 'initial' | 'netted';
 
 /** One fill of a step's SQL: the union of a step's parts is its rows. */
 export interface StepPart {
   readonly values: Readonly<Record<string, string | number>>;
   /**
    * Fill a variant of the step's SQL: `inner`, the query's INNER JOIN form (the parts that right
-   * rows of a LEFT JOIN trigger); `initial`, the query over a kv stream's latest row per key.
+   * rows of a LEFT JOIN trigger); `initial`, the query over a kv stream's latest row per key;
+   * `netted`, a right side's change to a LEFT JOIN of changelog inputs (join-left-netting.ts).
    */
   readonly variant?: TailVariant;
 }
@@ -30,11 +32,19 @@ export interface StepPart {
  */
 export interface StepInputs {
   parts(ranges: Readonly<Record<string, number>>): Promise<StepPart[]>;
+  /**
+   * When a step with no new rows is due (wall-clock ms): an aligned join's left rows waiting for a
+   * right side quiet for `join_quiesce_threshold_ms`. The step runs with `QUIESCE` set in its ranges.
+   */
+  quiesceAt?(): number | undefined;
   /** What the inputs keep from step to step, for a checkpoint (JSON); none when stateless. */
   save?(): unknown;
   /** Take back what `save` answered. */
   restore?(saved: unknown): void;
 }
+
+/** Set (1) in the ranges of a step that releases an aligned join's waiting rows (StepInputs.quiesceAt). */
+export const QUIESCE = '__TRB_QUIESCE__';
 
 /** A kv stream read on its own: the first step reads its latest row per key. */
 class KvInitialInputs implements StepInputs {
@@ -94,7 +104,7 @@ class ChangelogInputs implements StepInputs {
 
   async parts(ranges: Readonly<Record<string, number>>): Promise<StepPart[]> {
     await this.kept.advance(ranges);
-    return changelogParts(this.join.sides, ranges);
+    return changelogParts(this.join.sides, ranges, this.join.leftJoin !== undefined);
   }
 
   save(): unknown {
@@ -118,6 +128,8 @@ class EnrichInputs implements StepInputs {
   private prevSn: number | undefined;
   /** Join alignment: every left row with `_tp_sn <= joinedUpTo` has been joined. */
   private joinedUpTo: number | undefined;
+  /** Join alignment: when the right side last had rows (wall-clock ms; the query's start at first). */
+  private rightDataAt = Date.now();
 
   constructor(
     private readonly join: EnrichJoin,
@@ -147,7 +159,9 @@ class EnrichInputs implements StepInputs {
   ): Promise<StepPart[]> {
     const { left, right } = this.join;
     const start = this.startAfter[left] ?? -1;
+    if (ranges[QUIESCE] === 1) return this.releaseWaiting(ranges);
     if ((ranges[P.hi(right)] ?? 0) > (ranges[P.lo(right)] ?? 0)) {
+      this.rightDataAt = Date.now();
       const text = (
         await this.engine.query(align.rightTime.fill(ranges), { format: 'JSONCompactEachRow' })
       ).text();
@@ -184,6 +198,41 @@ class EnrichInputs implements StepInputs {
         },
       },
     ];
+  }
+
+  /**
+   * The right side has been quiet for `join_quiesce_threshold_ms` while left rows wait: join them
+   * all with the right side as it is (Proton's JoinTransformWithAlignment, "left input in quiesce"),
+   * then wait again as before for the left rows that come next.
+   */
+  private releaseWaiting(ranges: Readonly<Record<string, number>>): StepPart[] {
+    const { left, right } = this.join;
+    const start = this.startAfter[left] ?? -1;
+    const from = this.joinedUpTo ?? start;
+    const upTo = this.prevSn ?? start;
+    this.rightDataAt = Date.now();
+    if (upTo <= from) return [];
+    this.joinedUpTo = upTo;
+    return [
+      {
+        values: {
+          ...ranges,
+          [P.lo(left)]: from,
+          [P.hi(left)]: upTo,
+          [P.lo(right)]: this.rightLo(),
+          [ALIGN_UNTIL]: NO_UPPER_BOUND,
+          [ALIGN_PREV_UNTIL]: NO_BOUND,
+          [ALIGN_PREV_SN]: from,
+        },
+      },
+    ];
+  }
+
+  quiesceAt(): number | undefined {
+    const ms = this.join.align?.quiesceMs;
+    if (ms === undefined) return undefined;
+    const waiting = (this.joinedUpTo ?? this.startAfter[this.join.left] ?? -1) < (this.prevSn ?? -1);
+    return waiting ? this.rightDataAt + ms : undefined;
   }
 
   /** Where a step reads the right side from: the query's start for an append right side. */
@@ -224,19 +273,32 @@ function stateOf(i: number, at: number): Record<string, number> {
 /**
  * The parts of a join of changelog inputs (join-program.ts ChangelogJoin), in emit order: per
  * side with new rows, its retractions then its additions, against the sides before it as of
- * this step's end and the sides after it as of the step's start.
+ * this step's end and the sides after it as of the step's start (a LEFT JOIN: right side first).
  */
-function changelogParts(sides: ChangelogJoin['sides'], ranges: Readonly<Record<string, number>>): StepPart[] {
+function changelogParts(
+  sides: ChangelogJoin['sides'],
+  ranges: Readonly<Record<string, number>>,
+  leftJoin: boolean,
+): StepPart[] {
   const parts: StepPart[] = [];
-  const order = sides.map((s) => s.index);
-  order.forEach((i, k) => {
+  // The sides in the order their changes apply: a LEFT JOIN's right side first, so that the left
+  // rows of a step (a query's first step: the sides' history) meet the right side as of the
+  // step's end and no defaults row is sent only to be retracted.
+  const order = sides.map((s, k) => ({ i: s.index, k }));
+  if (leftJoin) order.reverse();
+  order.forEach(({ i, k }, p) => {
     const lo = ranges[P.lo(i)] ?? 0;
     const hi = ranges[P.hi(i)] ?? 0;
     if (hi <= lo) return;
     const others: Record<string, number> = {};
-    order.forEach((j, m) => {
-      if (m !== k) Object.assign(others, stateOf(j, m < k ? (ranges[P.hi(j)] ?? 0) : (ranges[P.lo(j)] ?? 0)));
+    order.forEach(({ i: j }, q) => {
+      if (q !== p) Object.assign(others, stateOf(j, q < p ? (ranges[P.hi(j)] ?? 0) : (ranges[P.lo(j)] ?? 0)));
     });
+    if (leftJoin && k > 0) {
+      // The right side of a LEFT JOIN: its state as of hi less as of lo, netted.
+      parts.push({ values: { ...ranges, ...others, ...stateOf(i, hi), [at2(i)]: lo }, variant: 'netted' });
+      return;
+    }
     // A kv side: its keys' rows as of lo (-1), then as of hi (+1); a changelog side: its range's
     // rows with their own signs, once.
     const fills: ReadonlyArray<readonly [number, number]> =
@@ -276,6 +338,10 @@ function expandParts(
 }
 
 const NO_BOUND = (-(2n ** 63n) + 1n).toString();
+const NO_UPPER_BOUND = (2n ** 63n - 1n).toString();
+
+/** A nested query's table of a range join side is pruned once this many of its rows are dead. */
+const PRUNE_MIN_ROWS = 64;
 
 /**
  * Proton's range join over the stored sides (join-program.ts RangeJoin). Per step, one engine call
@@ -290,6 +356,8 @@ class RangeJoinInputs implements StepInputs {
   /** Rows with `_tp_sn <= liveFrom` on a side can no longer match (pruned or before the start). */
   private liveFromLeft: number;
   private liveFromRight: number;
+  /** Per side, the rows of its pruned nested-query table (join-program.ts RangeJoin.prune) end here. */
+  private readonly prunedUpTo: [number, number] = [-1, -1];
 
   constructor(
     private readonly join: RangeJoin,
@@ -344,7 +412,19 @@ class RangeJoinInputs implements StepInputs {
     // Where the live rows start, as of the watermark before this step (still a safe bound).
     if (info.leftLive !== null) this.liveFromLeft = info.leftLive === undefined ? loL : info.leftLive - 1;
     if (info.rightLive !== null) this.liveFromRight = info.rightLive === undefined ? loR : info.rightLive - 1;
+    await this.prune(0, this.liveFromLeft);
+    await this.prune(1, this.liveFromRight);
     return parts;
+  }
+
+  /** Delete a nested query's rows that can no longer match (join-program.ts RangeJoin.prune). */
+  private async prune(side: 0 | 1, liveFrom: number): Promise<void> {
+    const table = this.join.prune?.[side];
+    if (!table || liveFrom - this.prunedUpTo[side] < PRUNE_MIN_ROWS) return;
+    await this.engine.query(
+      `ALTER TABLE ${table} DELETE WHERE _tp_sn <= ${liveFrom} SETTINGS mutations_sync = 1`,
+    );
+    this.prunedUpTo[side] = liveFrom;
   }
 
   save(): unknown {

@@ -1,12 +1,13 @@
 /* Planning joins with changelog inputs (versioned_kv, changelog_kv, changelog streams, changelog()):
  * dynamic enrichment of an append stream and joins of changelogs (join-program.ts). */
-import { call, ident } from '../sql/ast/build.ts';
+import { call, ident, num } from '../sql/ast/build.ts';
 import type { Expr } from '../sql/ast/expression.ts';
 import type { FromItem, JoinExpr, SelectQuery } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
 import { type AnyNode, replace } from '../sql/ast/walk.ts';
 import { extractAlignment } from './join-alignment.ts';
 import { aliasOf, chainOf, ctesOf, joinName, notImplemented, sourcesIn } from './join-ast.ts';
+import { LEFT_JOIN_SIGN } from './join-left-netting.ts';
 import { aligned, rightJoinKeys } from './join-plan-keyed.ts';
 import type { JoinPlan, JoinPlanContext } from './join-planner.ts';
 import { hasRangeCondition } from './join-range.ts';
@@ -18,9 +19,25 @@ import type { BoundSource } from './stream-bindings.ts';
  * (`a._tp_delta * b._tp_delta ...`, each stream side named by its alias in `aliases`; `every`
  * names all sides, `table(dim)` ones too).
  */
-function withDelta(select: SelectQuery, aliases: readonly string[], every: readonly string[]): SelectQuery {
+function withDelta(
+  select: SelectQuery,
+  aliases: readonly string[],
+  every: readonly string[],
+  leftJoin = false,
+): { select: SelectQuery; deltaColumn?: string } {
+  // LEFT JOIN: a left row no right row matches comes with the right side's defaults, its
+  // `_tp_delta` 0 there: the row's sign is then the left side's.
+  const signOf = (a: string, i: number): Expr =>
+    leftJoin && i > 0
+      ? call(
+          'if',
+          { kind: 'Binary', op: '=', left: ident(a, '_tp_delta'), right: num(0), span: NO_SPAN },
+          num(1),
+          ident(a, '_tp_delta'),
+        )
+      : ident(a, '_tp_delta');
   const product = aliases
-    .map((a): Expr => ident(a, '_tp_delta'))
+    .map(signOf)
     .reduce((l, r): Expr => ({ kind: 'Binary', op: '*', left: l, right: r, span: NO_SPAN }));
   const delta = (alias: string): Expr => ({
     kind: 'Alias',
@@ -28,9 +45,11 @@ function withDelta(select: SelectQuery, aliases: readonly string[], every: reado
     alias,
     span: NO_SPAN,
   });
+  let deltaColumn: string | undefined;
   const columns = select.columns.flatMap((c): Expr[] => {
     // `*`: every side's columns but its `_tp_delta`, then the row's `_tp_delta` once (0027 id 13).
-    if (c.kind === 'Asterisk' && !c.qualifier && !c.except?.length)
+    if (c.kind === 'Asterisk' && !c.qualifier && !c.except?.length) {
+      deltaColumn = '_tp_delta';
       return [
         ...every.map(
           (a): Expr => ({
@@ -42,11 +61,16 @@ function withDelta(select: SelectQuery, aliases: readonly string[], every: reado
         ),
         delta('_tp_delta'),
       ];
+    }
     const e = c.kind === 'Alias' ? c.expr : c;
     if (e.kind !== 'Identifier' || e.parts.length !== 1 || e.parts[0] !== '_tp_delta') return [c];
-    return [delta(c.kind === 'Alias' ? c.alias : '_tp_delta')];
+    deltaColumn = c.kind === 'Alias' ? c.alias : '_tp_delta';
+    return [delta(deltaColumn)];
   });
-  return { ...select, columns };
+  // The netted LEFT JOIN (join-left-netting.ts) sums each row's sign, selected or not.
+  if (leftJoin)
+    columns.push({ kind: 'Alias', expr: call('to_int8', product), alias: LEFT_JOIN_SIGN, span: NO_SPAN });
+  return { select: { ...select, columns }, ...(deltaColumn ? { deltaColumn } : {}) };
 }
 
 /**
@@ -232,31 +256,42 @@ export function planChangelogInputs(
     throw notImplemented(
       `An append stream (${append.definition.name}) joins changelog inputs only as the first (left-most) side of the join, as a dynamic enrichment`,
     );
+  // Two changelog inputs LEFT JOINed (Proton: versioned_kv LEFT JOIN versioned_kv since 1.5.7):
+  // a left row no right row matches is there with the right side's defaults until one does.
+  const leftJoin =
+    spine.length === 1 && items.length === 2 && spine[0]?.joinKind === 'LEFT' && !bounded(spine[0].right);
   for (const j of spine) {
     // A bounded right side (table(dim)) joins each change on its own: INNER or LEFT.
-    const kinds = bounded(j.right) ? ['INNER', 'LEFT'] : ['INNER'];
+    const kinds = bounded(j.right) || leftJoin ? ['INNER', 'LEFT'] : ['INNER'];
     if (!kinds.includes(j.joinKind) || (j.strictness && j.strictness !== 'ALL'))
       throw notImplemented(
-        `${joinName(j)} of versioned_kv, changelog_kv or changelog streams is not supported yet; INNER JOIN ... ON <keys> is`,
+        `${joinName(j)} of versioned_kv, changelog_kv or changelog streams is not supported yet; INNER JOIN ... ON <keys> is (any number of sides), and LEFT JOIN of two of them`,
       );
   }
-  if (shape === 'window' || shape === 'session')
+  if (shape === 'session')
     throw notImplemented(
       'Window aggregations over a join of versioned_kv, changelog_kv or changelog streams are not supported yet; aggregate globally',
     );
+  if (leftJoin && shape !== 'tail')
+    throw notImplemented(
+      'Aggregations over a LEFT JOIN of versioned_kv, changelog_kv or changelog streams are supported through a subquery: SELECT ... FROM (SELECT ... FROM a LEFT JOIN b ON ...) GROUP BY ...',
+    );
   const aliases = streamItems.map((item) => aliasOf(item) as string);
+  const signed = withDelta(
+    select,
+    aliases,
+    items.map((item) => aliasOf(item) as string),
+    leftJoin,
+  );
   return {
-    select: withDelta(
-      select,
-      aliases,
-      items.map((item) => aliasOf(item) as string),
-    ),
+    select: signed.select,
     latestSources: new Map(),
     sideReads: new Map(streams.map((s, i) => [s.index, kinds[i] as JoinSideKind])),
     program: {
       kind: 'changelog',
       sides: streams.map((s, i) => ({ index: s.index, kind: kinds[i] as JoinSideKind })),
+      ...(leftJoin ? { leftJoin: signed.deltaColumn ? { deltaColumn: signed.deltaColumn } : {} } : {}),
     },
-    ...(shape === 'aggregation' ? { deltaOf: aliases } : {}),
+    ...(shape !== 'tail' ? { deltaOf: aliases } : {}),
   };
 }

@@ -236,6 +236,7 @@ export function aligned(
       rightTime: new SqlTemplate(rightTime),
       pendingSn: new SqlTemplate(pendingSn),
       lagNs: alignment.lagNs,
+      ...(ctx.quiesceMs !== undefined ? { quiesceMs: ctx.quiesceMs } : {}),
     },
   };
 }

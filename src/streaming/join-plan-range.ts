@@ -125,6 +125,15 @@ export async function planRangeJoin(
         )
       : undefined;
   const template = (sql: string | undefined) => (sql === undefined ? undefined : new SqlTemplate(sql));
+  // A side that is a nested query's output (a range join feeding this one): its engine table.
+  const derivedTable = (i: number) => {
+    const s = sources[i];
+    return s?.kind === 'derived' ? s.table : undefined;
+  };
+  const derivedTables: [string | undefined, string | undefined] = [
+    derivedTable(leftSource),
+    derivedTable(rightSource),
+  ];
   return {
     select: rewritten,
     ...(leftJoin ? { innerSelect: { ...rewritten, from: { ...join, joinKind: 'INNER' } } } : {}),
@@ -143,6 +152,7 @@ export async function planRangeJoin(
         template(liveSn(j.left, range.left, JOIN_MIN_LEFT)),
         template(liveSn(j.right, range.right, JOIN_MIN_RIGHT)),
       ],
+      ...(derivedTables.some((t) => t !== undefined) ? { prune: derivedTables } : {}),
     },
   };
 }

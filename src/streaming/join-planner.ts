@@ -28,6 +28,8 @@ export interface JoinPlanContext {
   readonly engine: Engine;
   /** SETTINGS keep_versions (versions per key an ASOF join against versioned_kv keeps). */
   readonly keepVersions: number;
+  /** SETTINGS join_quiesce_threshold_ms, when given (join-program.ts EnrichJoin.align.quiesceMs). */
+  readonly quiesceMs?: number;
   readonly resolver: TableResolver;
   /** The result columns of a derived source (a nested streaming query). */
   derivedColumns?(index: number): readonly string[] | undefined;
@@ -128,7 +130,7 @@ export async function planJoins(
     snapshots.push({
       name: ref,
       table,
-      create: `CREATE TABLE ${table} ENGINE = Memory AS SELECT * FROM ${r.engineSql}`,
+      create: `CREATE TABLE ${table} ENGINE = Memory AS SELECT * FROM ${r.joinRightSql ?? r.engineSql}`,
       resolved: { ...stream, kind: 'engine_table', engineSql: table },
     });
     return { kind: 'Table', name: ref, alias: f.alias ?? name, span: f.span } as unknown as AnyNode;
@@ -179,7 +181,9 @@ async function planStreamJoins(
   if (streamJoins.length === 0) {
     if (sources.length > 1)
       throw notImplemented(
-        `A streaming query that reads several streams must join them: ${STREAM_JOIN_HINT}`,
+        joins.length > 0
+          ? 'This join of streams inside a subquery or CTE is not supported yet: a nested join runs as a range join feeding a range join, or as a join of versioned_kv / changelog_kv / changelog streams named in its FROM (not changelog() of CTEs) read by an aggregation; otherwise write the join in the FROM of the query'
+          : `A streaming query that reads several streams must join them: ${STREAM_JOIN_HINT}`,
       );
     return { select, latestSources: new Map() };
   }

@@ -23,6 +23,15 @@ export interface ChangelogJoin {
   readonly sides: readonly { readonly index: number; readonly kind: JoinSideKind }[];
   /** Each side's state, kept in an engine table that each step's new rows update. */
   readonly kept?: readonly KeptSide[];
+  /**
+   * Two sides LEFT JOINed: a left side's change joins the right side as of the step's start (its
+   * unmatched rows with the right side's defaults); a right side's change is the LEFT JOIN of the
+   * left side's state with the right side as of the step's end less the same as of its start,
+   * identical rows netted (join-left-netting.ts), so a left row's defaults row is retracted when a
+   * right row comes to match it, and sent again when the last one goes. `deltaColumn`: the
+   * query's `_tp_delta` column, if it selects one.
+   */
+  readonly leftJoin?: { readonly deltaColumn?: string };
 }
 
 /**
@@ -86,6 +95,11 @@ export interface EnrichJoin {
     readonly rightTime: SqlTemplate;
     readonly pendingSn: SqlTemplate;
     readonly lagNs: bigint;
+    /**
+     * `join_quiesce_threshold_ms`: once the right side has had no rows for this long while left
+     * rows wait, those are joined with the right side as it is (join-inputs.ts). Unset: they wait.
+     */
+    readonly quiesceMs?: number;
   };
   /** The right side is an append stream read from where the query started (ASOF / LATEST). */
   readonly rightFromStart?: boolean;
@@ -112,6 +126,12 @@ export interface RangeJoin {
    */
   readonly maxBucket: readonly [SqlTemplate, SqlTemplate];
   readonly liveSn: readonly [SqlTemplate | undefined, SqlTemplate | undefined];
+  /**
+   * Per side, the engine table of a side that is a nested query's output (a range join feeding
+   * this one, range-join-chain.ts): its rows before the side's live rows are deleted now and then,
+   * so the table stays bounded as the stored streams' pruned rows are (they are never read again).
+   */
+  readonly prune?: readonly [string | undefined, string | undefined];
 }
 
 /** Placeholders of a range join's per-part filters: smallest bucket (ns) read on each side. */

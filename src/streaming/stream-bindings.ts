@@ -7,6 +7,7 @@ import { quoteIdentifier } from '../sql/printer/sql-text.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
 import type { StreamDefinition } from '../stream/stream-definition.ts';
 import { hasRangeCondition } from './join-range.ts';
+import { isNestedChangelogJoin, selectingDelta } from './nested-changelog-join.ts';
 
 /** What a streaming query reads incrementally: a stream, or the output of a nested streaming query. */
 export type BoundSource = StreamSource | DerivedSource;
@@ -64,6 +65,8 @@ export class StreamBinder {
   private readonly cteScopes: Set<string>[] = [];
   /** CTE names whose body is a nested streaming aggregation, to the derived source's index. */
   private readonly derivedCtes: Map<string, number>[] = [];
+  /** Per SELECT being bound, whether it aggregates. */
+  private readonly aggregating: boolean[] = [];
 
   constructor(private readonly ctx: BindingContext) {}
 
@@ -97,7 +100,15 @@ export class StreamBinder {
           scope.add(w.name);
           return bound;
         });
-      const from = q.from ? this.from(q.from) : undefined;
+      // An aggregation reading a subquery that joins changelog inputs: the subquery runs as its own
+      // query (nested-changelog-join.ts).
+      this.aggregating.push(isAggregation(q));
+      let from: FromItem | undefined;
+      try {
+        from = q.from ? this.from(q.from) : undefined;
+      } finally {
+        this.aggregating.pop();
+      }
       const { with: _with, ...rest } = q;
       return {
         ...rest,
@@ -189,8 +200,15 @@ export class StreamBinder {
       case 'ArrayJoin':
         return { ...item, left: this.from(item.left) };
       case 'SubqueryTable':
-        if (this.isNestedAggregation(item.query)) {
-          const index = this.derive(item.query);
+        if (
+          this.isNestedAggregation(item.query) ||
+          (this.aggregating.at(-1) &&
+            this.ctx.derivedTable &&
+            isNestedChangelogJoin(item.query, this.ctx, (n) => this.isCte(n)))
+        ) {
+          const index = this.derive(
+            this.isNestedAggregation(item.query) ? item.query : selectingDelta(item.query as SelectQuery),
+          );
           return {
             kind: 'Table',
             name: markerName(index),

@@ -12,7 +12,7 @@ import { DerivedRanges } from './derived-ranges.ts';
 import type { Durability } from './durability.ts';
 import { durabilityRefusal } from './durability-refusal.ts';
 import { type EventBody, EventLog } from './event-log.ts';
-import { type StepInputs, type StepPart, stepInputs, unionOf } from './join-inputs.ts';
+import { QUIESCE, type StepInputs, type StepPart, stepInputs, unionOf } from './join-inputs.ts';
 import { carryLiteral, carryMarker, keyedCarryLiteral } from './lag-rewrite.ts';
 import type { ExecutionProgress, PipelineStep, ResultSink, SourceLag } from './result-sink.ts';
 import { SESSION_ROWS, sessionRowsSql } from './session-planner.ts';
@@ -383,6 +383,12 @@ export class StreamingExecution implements RowsPlan {
           if (this.newSinceEmit && (state || this.sessions)) await event({ kind: 'periodic' });
           continue;
         }
+        // An aligned join's left rows waiting for a quiet right side (join_quiesce_threshold_ms).
+        const quiesceAt = this.inputs.quiesceAt?.();
+        if (quiesceAt !== undefined && now >= quiesceAt) {
+          await event({ kind: 'step', ranges: cursors.map((c) => [c.after, c.after]), quiesce: true });
+          continue;
+        }
         if (timeoutMs !== undefined && now - this.lastRowsAt >= timeoutMs) {
           await event({ kind: 'timeout' });
           continue;
@@ -397,6 +403,7 @@ export class StreamingExecution implements RowsPlan {
             ? this.lastRowsAt + timeoutMs
             : Number.POSITIVE_INFINITY,
           log?.dueAt ?? Number.POSITIVE_INFINITY,
+          this.inputs.quiesceAt?.() ?? Number.POSITIVE_INFINITY,
           // Deferred rows are folded at the latest `DEFERRED_STEP_MS` after the last step.
           pending.length > 0 ? this.lastStepAt + DEFERRED_STEP_MS : Number.POSITIVE_INFINITY,
           pacedUntil > 0 ? pacedUntil : Number.POSITIVE_INFINITY,
@@ -554,6 +561,7 @@ export class StreamingExecution implements RowsPlan {
           sink,
           event.backfill ?? false,
           event.cuts,
+          event.quiesce ?? false,
         );
         if (hadRows) {
           this.newSinceEmit = true;
@@ -765,8 +773,9 @@ export class StreamingExecution implements RowsPlan {
     sink: ResultSink,
     backfill: boolean,
     cuts: readonly number[] = [],
+    quiesce = false,
   ): Promise<boolean> {
-    const values: Record<string, number> = {};
+    const values: Record<string, number> = quiesce ? { [QUIESCE]: 1 } : {};
     let rows = 0;
     cursors.forEach((c, i) => {
       const [lo, hi] = stepRanges[i] ?? [c.after, c.after];

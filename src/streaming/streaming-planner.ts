@@ -39,6 +39,7 @@ import { ALIGN_PREV_SN, ALIGN_PREV_UNTIL, ALIGN_UNTIL } from './join-alignment.t
 import { inlineJoinCte } from './join-cte-inline.ts';
 import { joinDeltaOf, leftChangelogStream, qualifiedDelta } from './join-delta.ts';
 import type { TailVariant } from './join-inputs.ts';
+import { leftJoinTemplates } from './join-left-netting.ts';
 import { type JoinPlan, planJoins } from './join-planner.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT, type KeptSide } from './join-program.ts';
 import { type JoinSideKind, joinSideSql } from './join-side-read.ts';
@@ -61,6 +62,7 @@ import { STATE_DB } from './state-table.ts';
 import { type BindingContext, type BoundSource, StreamBinder } from './stream-bindings.ts';
 import type { AggregationProgram, ChildProgram, StreamingProgram } from './streaming-program.ts';
 import { overToSubstreams, substreamKey } from './substreams.ts';
+import { withTableNameQualifiers } from './table-name-qualifiers.ts';
 import type { WindowShape } from './watermark.ts';
 import { intervalOf, type WindowInterval } from './window-interval.ts';
 import { checkWindowTime, windowSourceItem } from './window-time-check.ts';
@@ -159,6 +161,18 @@ function keepVersions(settings: readonly Setting[]): number {
   return n;
 }
 
+/** SETTINGS join_quiesce_threshold_ms (a positive number of milliseconds), when given. */
+function quiesceMs(settings: readonly Setting[]): { quiesceMs?: number } {
+  const s = settings.find((x) => x.name.toLowerCase() === 'join_quiesce_threshold_ms');
+  if (!s) return {};
+  const n = s.value.kind === 'Number' ? Number(s.value.text) : Number.NaN;
+  if (!Number.isInteger(n) || n < 0)
+    throw err('BAD_ARGUMENTS', {
+      detail: 'join_quiesce_threshold_ms must be a whole number of milliseconds',
+    });
+  return n > 0 ? { quiesceMs: n } : {};
+}
+
 /** Describe a query's result columns, in Proton type names. */
 async function describe(engine: Engine, sql: string): Promise<ResultColumn[]> {
   const r = await engine.query(`DESCRIBE (${sql})`, { format: 'JSONCompactEachRow', userSql: true });
@@ -224,7 +238,9 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     const def = r && !r.bounded && r.kind === 'stream' ? ctx.streamDefinition(r, db, name) : undefined;
     return def ? visibleColumns(def) : undefined;
   };
-  const bound = binder.select(nestRangeJoinChain(inlineChangelogCtes(query) as SelectQuery, streamColumns));
+  const bound = binder.select(
+    nestRangeJoinChain(withTableNameQualifiers(inlineChangelogCtes(query)) as SelectQuery, streamColumns),
+  );
   const sources = binder.sources;
   if (sources.length === 0)
     throw err('INCORRECT_QUERY', { detail: 'The query reads no stream; run it historically' });
@@ -368,6 +384,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     {
       engine: ctx.engine,
       keepVersions: keepVersions(settings),
+      ...quiesceMs(settings),
       derivedColumns: (i) => children.find((c) => c.source.index === i)?.program.header.map((h) => h.name),
       resolver: ranged,
       translate: (q) => translate(q),
@@ -480,7 +497,23 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       latestSources = new Map();
       startAfter[kv.index] = -1;
     }
-    const tail = new SqlTemplate(translate(lags?.select ?? select));
+    let tail = new SqlTemplate(translate(lags?.select ?? select));
+    if (join?.kind === 'changelog' && join.leftJoin) {
+      // A LEFT JOIN of changelog inputs sends its rows netted (join-left-netting.ts).
+      const columns = await describe(
+        ctx.engine,
+        tail.fill({ ...EMPTY_RANGES(sources), [P.emitVersion]: 0, [P.emitted]: 0 }),
+      );
+      const right = join.sides[1]?.index as number;
+      const netted = leftJoinTemplates(
+        tail.text,
+        columns.map((c) => c.name),
+        right,
+        join.leftJoin.deltaColumn,
+      );
+      tail = netted.tail;
+      variants.netted = netted.netted;
+    }
     const noCarry = Object.fromEntries(
       (lags?.values ?? []).map((v, i) => [carryMarker(i), carryLiteral([], v.depth)]),
     );
@@ -797,7 +830,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
           window: {
             shape: win.shape,
             ...(policy.shape === 'window' && policy.delay ? { delay: policy.delay } : {}),
-            maxTime: new SqlTemplate(translate(maxTimeSelect(false))),
+            maxTime: new SqlTemplate(sideAsChanges(translate(maxTimeSelect(false)))),
             ...(insertLate.used && insertLate.source !== undefined
               ? {
                   insertLate: {
@@ -869,4 +902,15 @@ function findMerge(q: SelectQuery, column: string): FunctionCall | undefined {
   };
   visit(q);
   return found;
+}
+
+/**
+ * A window's watermark over a side of a join of changelog inputs (join-side-read.ts) reads that
+ * side's changes in the step's range, as of its end: its new rows.
+ */
+function sideAsChanges(sql: string): string {
+  return sql
+    .replace(/__TRB_ALL_(\d+)__/g, '0')
+    .replace(/__TRB_AT_(\d+)__/g, '__TRB_HI_$1__')
+    .replace(/__TRB_SIGN_(\d+)__/g, '1');
 }

@@ -163,6 +163,45 @@ test('lag_behind aligns an ASOF JOIN against versioned_kv (0031 id 1, its keep_v
   await alignedRun('ASOF', " PRIMARY KEY ii SETTINGS mode='versioned_kv'");
 });
 
+test('join_quiesce_threshold_ms: left rows waiting for a quiet right side are joined with it as it is', async () => {
+  const l = await api.createStream('ql', '(i int32, v string)');
+  const r = await api.createStream('qr', '(ii int32, vv string)');
+  const put = (s: string, i: number, v: string, sec: number) =>
+    api.exec(
+      `INSERT INTO ${s} (${s === l ? 'i, v' : 'ii, vv'}, _tp_time) VALUES (${i}, '${v}', '2023-01-01 00:00:${String(sec).padStart(2, '0')}')`,
+    );
+  const on = 'a.i = b.ii AND lag_behind(1ms, a._tp_time, b._tp_time)';
+  const quiesced = await api.start(
+    `SELECT a.v, b.vv FROM ${l} AS a LATEST JOIN ${r} AS b ON ${on} SETTINGS join_quiesce_threshold_ms = 200`,
+  );
+  const waiting = await api.start(`SELECT a.v, b.vv FROM ${l} AS a LATEST JOIN ${r} AS b ON ${on}`);
+  await put(r, 1, 'r1', 5);
+  // l1 (8) is past the right side's time (5): it waits, until the right side has been quiet for
+  // 200 ms; then it meets the last right row up to its time, r1.
+  await put(l, 1, 'l1', 8);
+  assert.deepEqual(await settled(quiesced, 1), [['l1', 'r1']]);
+  // The next left row waits again, and is released the same way.
+  await put(l, 1, 'l2', 9);
+  assert.deepEqual(await settled(quiesced, 2), [
+    ['l1', 'r1'],
+    ['l2', 'r1'],
+  ]);
+  // Without the setting the rows wait for the right side.
+  assert.equal((await waiting.waitForQuiet(300)).length, 0);
+  await put(r, 1, 'r2', 10);
+  assertSameRows(await settled(waiting, 2), [
+    ['l1', 'r1'],
+    ['l2', 'r1'],
+  ]);
+  assert.equal((await quiesced.waitForQuiet(300)).length, 2);
+  await quiesced.cancel();
+  await waiting.cancel();
+  const bad = await api.startError(
+    `SELECT a.v, b.vv FROM ${l} AS a LATEST JOIN ${r} AS b ON ${on} SETTINGS join_quiesce_threshold_ms = -5`,
+  );
+  assert.equal(bad.code, 36, bad.message);
+});
+
 test('lag_behind: bad offsets answer 36; the left side must be a named stream (48)', async () => {
   const l = await api.createStream('gl', '(i int32, v string)');
   const r = await api.createStream('gr', '(ii int32, vv string)');

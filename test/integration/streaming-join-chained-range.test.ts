@@ -63,6 +63,48 @@ test('a chain of three streams with two range joins: the first join feeds the se
   await q.cancel();
 });
 
+test('a range join feeding another: the inner join rows the outer watermark passed are deleted', async () => {
+  const l = await api.createStream('rl', '(i int32, s string, ts datetime)');
+  const r = await api.createStream('rr', '(ii int32, ss string, tts datetime)');
+  const m = await api.createStream('rm', '(iii int32, sss string, ttts datetime)');
+  const derivedRows = async () => {
+    const c = await api.start(
+      "SELECT sum(total_rows) FROM system.tables WHERE database = '_tributary_state' AND startsWith(name, 'd_')",
+    );
+    await c.waitForEnd();
+    return Number(c.rows[0]?.[0] ?? 0);
+  };
+  const q = await api.start(
+    `SELECT count() FROM ${l} AS a INNER JOIN ${r} AS b ON a.i = b.ii AND date_diff_within(10s, a.ts, b.tts) INNER JOIN ${m} ON i = iii AND date_diff_within(10s, a.ts, ttts) GROUP BY a.ts EMIT PERIODIC 100ms`,
+  );
+  const rows = (table: string, cols: string, time: string, n: number, from = 1) =>
+    api.exec(
+      `INSERT INTO ${table} ${cols} SELECT number + ${from}, 'x', '2022-05-23 ${time}' FROM numbers(${n})`,
+    );
+  // 100 keys at 15:00:00 on each side: 100 inner rows, each meeting its m row.
+  await rows(l, '(i, s, ts)', '15:00:00', 100);
+  await rows(r, '(ii, ss, tts)', '15:00:00', 100);
+  await rows(m, '(iii, sss, ttts)', '15:00:00', 100);
+  await q.waitForRows(1);
+  assert.equal(await derivedRows(), 100);
+  // Ten minutes later on every side, twice: the outer watermark passes 15:00:00, whose inner
+  // rows can no longer match and are deleted; the new rows still join.
+  for (const t of ['15:10:00', '15:10:01']) {
+    await rows(l, '(i, s, ts)', t, 1, 1000);
+    await rows(r, '(ii, ss, tts)', t, 1, 1000);
+    await rows(m, '(iii, sss, ttts)', t, 1, 1000);
+  }
+  const counts = (await q.waitForRows(4)).map((row) => Number(row[0]));
+  assert.deepEqual(counts.slice(0, 1), [100]);
+  let left = await derivedRows();
+  for (let i = 0; i < 50 && left > 4; i++) {
+    await new Promise((res) => setTimeout(res, 100));
+    left = await derivedRows();
+  }
+  assert.ok(left <= 4, `the inner join's table still holds ${left} rows`);
+  await q.cancel();
+});
+
 test('a streaming subquery joined with a stream without a range is refused (48)', async () => {
   const l = await api.createStream('rl', '(i int32, s string, ts datetime)');
   const r = await api.createStream('rr', '(ii int32, ss string, tts datetime)');

@@ -263,18 +263,133 @@ test('an aggregation over versioned_kv JOIN versioned_kv retracts the replaced j
   await q.cancel();
 });
 
+test('versioned_kv LEFT JOIN versioned_kv: a defaults row until a right row matches, and again when none does', async () => {
+  const l = await api.createStream('ll', "(i int32, k string) PRIMARY KEY i SETTINGS mode='versioned_kv'");
+  const r = await api.createStream('lr', "(j int32, kk string) PRIMARY KEY j SETTINGS mode='versioned_kv'");
+  // History before the query: its first step joins it with no defaults row sent then retracted.
+  await api.exec(`INSERT INTO ${l} (i, k) VALUES (1, 'x'), (2, 'w')`);
+  await api.exec(`INSERT INTO ${r} (j, kk) VALUES (10, 'x')`);
+  const q = await api.start(`SELECT i, k, j, kk, _tp_delta FROM ${l} AS a LEFT JOIN ${r} AS b ON a.k = b.kk`);
+  assertSameRows(await q.waitForRows(2), [
+    [1, 'x', 10, 'x', 1],
+    [2, 'w', 0, '', 1],
+  ]);
+  // A right row comes to match w: its defaults row is retracted, the joined row added.
+  await step(q, `INSERT INTO ${r} (j, kk) VALUES (11, 'w')`, 4);
+  // Key 11 moves to z: w has no match again.
+  await step(q, `INSERT INTO ${r} (j, kk) VALUES (11, 'z')`, 6);
+  // Key 1 moves to q: what x joined is retracted; q matches nothing.
+  await step(q, `INSERT INTO ${l} (i, k) VALUES (1, 'q')`, 8);
+  // A new left key meets the right side as it is.
+  await step(q, `INSERT INTO ${l} (i, k) VALUES (3, 'x')`, 9);
+  assert.deepEqual((await q.waitForQuiet(300)).slice(2), [
+    [2, 'w', 0, '', -1],
+    [2, 'w', 11, 'w', 1],
+    [2, 'w', 11, 'w', -1],
+    [2, 'w', 0, '', 1],
+    [1, 'x', 10, 'x', -1],
+    [1, 'q', 0, '', 1],
+    [3, 'x', 10, 'x', 1],
+  ]);
+  await q.cancel();
+});
+
+test('changelog_kv LEFT JOIN changelog: retracted right rows and deleted left keys', async () => {
+  const l = await api.createStream('ml', "(i int32, k string) PRIMARY KEY i SETTINGS mode='changelog_kv'");
+  const r = await api.createStream('mr', "(j int32, kk string) SETTINGS mode='changelog'");
+  const q = await api.start(`SELECT i, k, j, kk, _tp_delta FROM ${l} AS a LEFT JOIN ${r} AS b ON a.k = b.kk`);
+  await step(q, `INSERT INTO ${l} (i, k) VALUES (1, 'x')`, 1);
+  await step(q, `INSERT INTO ${r} (j, kk) VALUES (5, 'x')`, 3);
+  // Two right rows: the second one adds a joined row; no defaults row is involved.
+  await step(q, `INSERT INTO ${r} (j, kk) VALUES (6, 'x')`, 4);
+  await step(q, `INSERT INTO ${r} (j, kk, _tp_delta) VALUES (5, 'x', -1)`, 5);
+  // The last matching row retracted: the defaults row is back.
+  await step(q, `INSERT INTO ${r} (j, kk, _tp_delta) VALUES (6, 'x', -1)`, 7);
+  // The left key deleted: its defaults row is retracted.
+  await step(q, `INSERT INTO ${l} (i, k, _tp_delta) VALUES (1, 'x', -1)`, 8);
+  assert.deepEqual(await q.waitForQuiet(300), [
+    [1, 'x', 0, '', 1],
+    [1, 'x', 0, '', -1],
+    [1, 'x', 5, 'x', 1],
+    [1, 'x', 6, 'x', 1],
+    [1, 'x', 5, 'x', -1],
+    [1, 'x', 6, 'x', -1],
+    [1, 'x', 0, '', 1],
+    [1, 'x', 0, '', -1],
+  ]);
+  await q.cancel();
+});
+
+test('tumble over versioned_kv JOIN versioned_kv: each window counts the joined rows net of their retractions', async () => {
+  const l = await api.createStream(
+    'wl',
+    "(i int32, k string, t datetime64(3)) PRIMARY KEY i SETTINGS mode='versioned_kv'",
+  );
+  const r = await api.createStream('wr', "(j int32, kk string) PRIMARY KEY j SETTINGS mode='versioned_kv'");
+  const q = await api.start(
+    `SELECT window_start, count(), sum(i) FROM tumble(${l}, t, 5s) AS a JOIN ${r} AS b ON a.k = b.kk GROUP BY window_start`,
+  );
+  const at = (s: number) => `'2024-01-01 00:00:${String(s).padStart(2, '0')}'`;
+  await step(q, `INSERT INTO ${r} (j, kk) VALUES (10, 'x')`, 0);
+  // Window [0, 5): 1 and 2 join 10 (+2); key 1 moves to y (-1); 11 joins 2 (+1): 2 rows, sum 4.
+  await step(q, `INSERT INTO ${l} (i, k, t) VALUES (1, 'x', ${at(1)})`, 0);
+  await step(q, `INSERT INTO ${l} (i, k, t) VALUES (2, 'x', ${at(2)})`, 0);
+  await step(q, `INSERT INTO ${l} (i, k, t) VALUES (1, 'y', ${at(3)})`, 0);
+  await step(q, `INSERT INTO ${r} (j, kk) VALUES (11, 'x')`, 0);
+  // 3 at 7s joins 10 and 11 in window [5, 10); the watermark (7s) closes [0, 5).
+  await step(q, `INSERT INTO ${l} (i, k, t) VALUES (3, 'x', ${at(7)})`, 1);
+  await step(q, `INSERT INTO ${l} (i, k, t) VALUES (4, 'x', ${at(12)})`, 2);
+  assert.deepEqual(await q.waitForQuiet(300), [
+    ['2024-01-01 00:00:00.000', 2, 4],
+    ['2024-01-01 00:00:05.000', 2, 6],
+  ]);
+  await q.cancel();
+});
+
+test('an aggregation over a subquery that LEFT JOINs versioned_kv streams retracts its rows (the subquery runs as its own query)', async () => {
+  const l = await api.createStream('sl', "(i int32, k string) PRIMARY KEY i SETTINGS mode='versioned_kv'");
+  const r = await api.createStream('sr', "(j int32, kk string) PRIMARY KEY j SETTINGS mode='versioned_kv'");
+  const q = await api.start(
+    `SELECT k, count() AS n, sum(j) AS total FROM (SELECT k, j FROM ${l} AS a LEFT JOIN ${r} AS b ON a.k = b.kk) GROUP BY k EMIT ON UPDATE`,
+  );
+  // x: a defaults row (j 0), then the joined rows instead.
+  await step(q, `INSERT INTO ${l} (i, k) VALUES (1, 'x')`, 1);
+  await step(q, `INSERT INTO ${r} (j, kk) VALUES (10, 'x')`, 2);
+  await step(q, `INSERT INTO ${r} (j, kk) VALUES (11, 'x')`, 3);
+  await step(q, `INSERT INTO ${l} (i, k) VALUES (2, 'x')`, 4);
+  // Key 1 moves to y: x loses its two rows; y has a defaults row.
+  await step(q, `INSERT INTO ${l} (i, k) VALUES (1, 'y')`, 6);
+  const rows = await q.waitForQuiet(300);
+  assert.deepEqual(rows.slice(0, 4), [
+    ['x', 1, 0],
+    ['x', 1, 10],
+    ['x', 2, 21],
+    ['x', 4, 42],
+  ]);
+  assertSameRows(rows.slice(4), [
+    ['x', 2, 21],
+    ['y', 1, 0],
+  ]);
+  await q.cancel();
+});
+
 test('joins of changelog inputs that are not built are refused with 48, saying what is allowed', async () => {
   const { a, b, c } = await abc(['changelog', 'append', 'versioned_kv']);
   for (const sql of [
     // An append stream after a changelog input.
     `SELECT * FROM ${a} AS a INNER JOIN ${b} AS b ON a.k1 = b.kk1`,
-    // LEFT JOIN of changelog inputs.
-    `SELECT * FROM ${a} AS a LEFT JOIN ${c} AS c ON a.k1 = c.kkk1`,
-    // Window over a join of changelog inputs.
-    `SELECT window_start, count() FROM tumble(${a}, 1s) AS a INNER JOIN ${c} AS c ON a.k1 = c.kkk1 GROUP BY window_start`,
+    // LEFT JOIN of three changelog inputs.
+    `SELECT * FROM ${a} AS a LEFT JOIN ${c} AS c ON a.k1 = c.kkk1 LEFT JOIN ${a} AS d ON d.k1 = c.kkk1`,
+    // An aggregation over a LEFT JOIN of changelog inputs (it runs through a subquery).
+    `SELECT count() FROM ${a} AS a LEFT JOIN ${c} AS c ON a.k1 = c.kkk1`,
+    // changelog() of CTEs joined inside a subquery an aggregation reads (0031 id 3).
+    `WITH r1 AS (SELECT kk1, j FROM ${b} WHERE j < 50), r2 AS (SELECT kk1, j FROM ${b} WHERE j >= 50) SELECT count() FROM (SELECT r1.j FROM changelog(r1, kk1) AS r1 JOIN changelog(r2, kk1) AS r2 ON r1.kk1 = r2.kk1)`,
+    // A session window over a join of changelog inputs.
+    `SELECT window_start, count() FROM session(${a}, 1s) AS a INNER JOIN ${c} AS c ON a.k1 = c.kkk1 GROUP BY window_start`,
   ]) {
     const e = await api.startError(sql);
     assert.equal(e.code, 48, `${sql}: ${e.message}`);
+    if (sql.startsWith('WITH')) assert.match(e.message, /inside a subquery or CTE/);
   }
 });
 

@@ -130,6 +130,44 @@ test('a subscribed join of versioned_kv streams is checkpointed: RECOVER rebuild
   await api.exec(`UNSUBSCRIBE TO '${q.id}'`);
 });
 
+test('a subscribed LEFT JOIN of versioned_kv streams is checkpointed: RECOVER rebuilds both sides', async () => {
+  const a = await api.createStream('la', "(k string, x int32) PRIMARY KEY k SETTINGS mode='versioned_kv'");
+  const b = await api.createStream('lb', "(k string, y int32) PRIMARY KEY k SETTINGS mode='versioned_kv'");
+  const q = await api.start(
+    `SUBSCRIBE TO SELECT a.k, x, y, _tp_delta FROM ${a} AS a LEFT JOIN ${b} AS b ON a.k = b.k SETTINGS checkpoint_interval=1`,
+  );
+  await q.waitForScanned(0);
+  await api.exec(`INSERT INTO ${a} (k, x) VALUES ('p', 1), ('q', 2)`);
+  assertSameRows(await settled(q, 2), [
+    ['p', 1, 0, 1],
+    ['q', 2, 0, 1],
+  ]);
+  await api.exec(`INSERT INTO ${b} (k, y) VALUES ('p', 10)`);
+  assertSameRows((await settled(q, 4)).slice(2), [
+    ['p', 1, 0, -1],
+    ['p', 1, 10, 1],
+  ]);
+  await q.cancel();
+  // While the query is away: q gets its b row (its defaults row goes), p a new x.
+  await api.exec(`INSERT INTO ${b} (k, y) VALUES ('q', 20)`);
+  await api.exec(`INSERT INTO ${a} (k, x) VALUES ('p', 3)`);
+  const rec = await api.start(`RECOVER FROM '${q.id}'`);
+  assertSameRows(await settled(rec, 4), [
+    ['q', 2, 0, -1],
+    ['q', 2, 20, 1],
+    ['p', 1, 10, -1],
+    ['p', 3, 10, 1],
+  ]);
+  // p's b row replaced.
+  await api.exec(`INSERT INTO ${b} (k, y) VALUES ('p', 30)`);
+  assertSameRows((await settled(rec, 6)).slice(4), [
+    ['p', 3, 10, -1],
+    ['p', 3, 30, 1],
+  ]);
+  await rec.cancel();
+  await api.exec(`UNSUBSCRIBE TO '${q.id}'`);
+});
+
 test('a subscribed append JOIN versioned_kv (INNER, LEFT) is checkpointed: RECOVER sees the right rows of before and after', async () => {
   const l = await api.createStream('kl', '(i int32, s string)');
   const r = await api.createStream('kr', "(ii int32, ss string) PRIMARY KEY ss SETTINGS mode='versioned_kv'");

@@ -220,14 +220,15 @@ test('LATEST JOIN against versioned_kv: the last row of the join key, as Proton 
   await all.cancel();
 });
 
-test('LEFT joins of two kv streams are refused for now', async () => {
+test('aggregations over a LEFT JOIN of two kv streams are refused for now', async () => {
   const r = await api.createStream('kr', "(ii int32, ss string) PRIMARY KEY ss SETTINGS mode='versioned_kv'");
   const r2 = await api.createStream(
     'kr',
     "(j int32, sss string) PRIMARY KEY sss SETTINGS mode='versioned_kv'",
   );
-  const e = await api.startError(`SELECT ii, j FROM ${r} LEFT JOIN ${r2} ON ss = sss`);
+  const e = await api.startError(`SELECT count() FROM ${r} LEFT JOIN ${r2} ON ss = sss`);
   assert.equal(e.code, 48, e.message);
+  assert.match(e.message, /through a subquery/);
 });
 
 test('ASOF JOIN against versioned_kv keeps the last keep_versions rows per join key (0018_query_state12 id 359)', async () => {

@@ -325,6 +325,24 @@ test('a stream joined with itself: rows of one step meet each other once, rewind
   await rewound.cancel();
 });
 
+test('a side named by its stream where the FROM aliased it (0020 id 8): s._tp_sn, db.s._tp_sn', async () => {
+  const a = await api.createStream('qa', '(i int32, s string)');
+  const b = await api.createStream('qb', '(i int32, s string)');
+  await api.exec(`INSERT INTO ${a} (i, s) VALUES (1, 'a1'), (2, 'a2'), (3, 'a3')`);
+  await api.exec(`INSERT INTO ${b} (i, s) VALUES (1, 'b1'), (2, 'b2'), (3, 'b3')`);
+  // a from _tp_sn 1 (keys 2, 3), b from _tp_sn 2 (key 3): key 3 meets.
+  const q = await api.start(
+    `SELECT x.i, y.s FROM ${a} AS x JOIN ${b} AS y ON x.i = y.i WHERE ${a}._tp_sn > 0 AND default.${b}._tp_sn > 1`,
+  );
+  assert.deepEqual(await settled(q, 1), [[3, 'b3']]);
+  await api.exec(`INSERT INTO ${b} (i, s) VALUES (2, 'b2x')`);
+  assert.deepEqual(await settled(q, 2), [
+    [3, 'b3'],
+    [2, 'b2x'],
+  ]);
+  await q.cancel();
+});
+
 test('LEFT JOIN of two streams: an unmatched left row is emitted at once with defaults; later matches follow', async () => {
   const { l, r } = await pair();
   const q = await api.start(`SELECT s, ss FROM ${l} LEFT JOIN ${r} ON i = ii`);

@@ -176,3 +176,47 @@ test('RIGHT and FULL JOIN of a stream with table(dim) are refused with what is a
   assert.deepEqual(await settled(q, 1), [[10]]);
   await q.cancel();
 });
+
+test('stream JOIN table(changelog_kv): every row of a key stands until a delete takes back its newest', async () => {
+  const dim = await api.createStream(
+    'ckv',
+    "(ii int32, jj int32, kk string) PRIMARY KEY jj SETTINGS mode='changelog_kv'",
+  );
+  // Key 2: (1,2,a), then (5,2,c), then a delete of key 2, which takes back (5,2,c), the newest.
+  // Key 3: (1,3,b), then a second row (4,3,d), both standing. Key 7: one row, then deleted.
+  for (const row of [
+    "(1, 2, 'a', 1)",
+    "(1, 3, 'b', 1)",
+    "(5, 2, 'c', 1)",
+    "(1, 2, 'a', -1)",
+    "(4, 3, 'd', 1)",
+    "(2, 7, 'h', 1)",
+    "(2, 7, 'h', -1)",
+  ])
+    await api.exec(`INSERT INTO ${dim} (ii, jj, kk, _tp_delta) VALUES ${row}`);
+  const ev = await api.createStream('ev', '(j int32, v int32)');
+  const inner = await api.start(
+    `SELECT v, ii, kk FROM ${ev} AS a INNER JOIN table(${dim}) AS b ON a.j = b.jj`,
+  );
+  const leftJ = await api.start(
+    `SELECT v, ii, kk FROM ${ev} AS a LEFT JOIN table(${dim}) AS b ON a.j = b.jj`,
+  );
+  await api.exec(`INSERT INTO ${ev} (j, v) VALUES (2, 20), (3, 30), (7, 70)`);
+  assertSameRows(await settled(inner, 3), [
+    [20, 1, 'a'],
+    [30, 1, 'b'],
+    [30, 4, 'd'],
+  ]);
+  assertSameRows(await settled(leftJ, 4), [
+    [20, 1, 'a'],
+    [30, 1, 'b'],
+    [30, 4, 'd'],
+    [70, 0, ''],
+  ]);
+  // A historical table() still reads the latest row per key, keys whose latest row is a delete
+  // dropped (2 and 7).
+  const h = await api.start(`SELECT jj, ii, kk FROM table(${dim}) ORDER BY jj`);
+  await h.waitForEnd();
+  assert.deepEqual(h.rows, [[3, 4, 'd']]);
+  for (const q of [inner, leftJ]) await q.cancel();
+});

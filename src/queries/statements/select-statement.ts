@@ -2,6 +2,7 @@ import type { Engine } from '../../engine/engine.ts';
 import { guardedEngine } from '../../engine/guarded-engine.ts';
 import { err } from '../../errors/tributary-error.ts';
 import { analyze, fillResultTypes } from '../../sql/analyzer/analyze.ts';
+import { checkJoinOnInequalities } from '../../sql/analyzer/join-on-inequality.ts';
 import { isStreamingQuery } from '../../sql/analyzer/streaming.ts';
 import type { Query, SelectQuery, UnionQuery } from '../../sql/ast/query.ts';
 import { recordingResolver, type TableResolver } from '../../sql/translator/resolver.ts';
@@ -74,6 +75,7 @@ export function selectHandler(deps: SelectDeps): StatementHandler<Query> {
     const resolver = recordingResolver(deps.resolver, reads);
     const engine = guardedEngine(deps.engine, (work) => deps.ranges.read([...reads], work));
     if (!streaming) {
+      checkJoinOnInequalities(query, deps.resolver);
       if (query.kind === 'Select') {
         for (const w of windowFunctionsIn(query)) {
           await checkWindowTime(engine, w, windowTimeColumn(w), query.with, (q) =>

@@ -68,7 +68,9 @@ export const PROTON_SETTINGS: ReadonlyMap<string, ProtonSetting> = new Map<strin
   ['join_latency_threshold', none(INTERNAL)],
   [
     'join_quiesce_threshold_ms',
-    none('a join aligned by lag_behind waits for the right side however long it is quiet'),
+    applied(
+      'milliseconds the right side of a join aligned by `lag_behind` may be quiet before the left rows waiting for it are joined with it as it is (unset: they wait however long it is quiet)',
+    ),
   ],
   ['join_max_cached_bytes', none(INTERNAL)],
   ['max_join_range', none('the range of a date_diff_within join is what the query says')],

@@ -50,6 +50,12 @@ export interface ResolvedTable {
    * versioned_kv stream). Not used for `view` (its `viewQuery` is expanded inline).
    */
   readonly engineSql: string;
+  /**
+   * What a streaming join reads when this is its bounded right side (`s JOIN table(x)`), if not
+   * `engineSql` (a changelog_kv stream: each row of a key not yet deleted, stream-reads.ts
+   * joinRightRowsSource). Same columns as `engineSql`.
+   */
+  readonly joinRightSql?: string;
   /** Where INSERT writes, if different from `engineSql` (required when engineSql is a subquery). */
   readonly insertSql?: string;
   /** Columns in order, if known (analysis fills required_columns/result_columns from them). */
