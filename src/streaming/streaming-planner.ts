@@ -33,6 +33,7 @@ import { inlineChangelogCtes } from './changelog-cte-inline.ts';
 import { bindChangelogFunctions } from './changelog-input.ts';
 import { changelogRowsSql } from './changelog-rows.ts';
 import { DedupStates } from './dedup-state.ts';
+import { distinctAsDedup } from './distinct-rewrite.ts';
 import { applyEmitLast } from './emit-last.ts';
 import { type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
 import { ALIGN_PREV_SN, ALIGN_PREV_UNTIL, ALIGN_UNTIL } from './join-alignment.ts';
@@ -224,7 +225,10 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     const def = r && !r.bounded && r.kind === 'stream' ? ctx.streamDefinition(r, db, name) : undefined;
     return def ? visibleColumns(def) : undefined;
   };
-  const bound = binder.select(nestRangeJoinChain(inlineChangelogCtes(query) as SelectQuery, streamColumns));
+  // SELECT DISTINCT: each distinct row once across steps, as a dedup() (distinct-rewrite.ts).
+  const bound = binder.select(
+    nestRangeJoinChain(inlineChangelogCtes(distinctAsDedup(query)) as SelectQuery, streamColumns),
+  );
   const sources = binder.sources;
   if (sources.length === 0)
     throw err('INCORRECT_QUERY', { detail: 'The query reads no stream; run it historically' });
