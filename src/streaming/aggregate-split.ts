@@ -1,5 +1,5 @@
 import { err } from '../errors/tributary-error.ts';
-import { alias, call as callOf, ident } from '../sql/ast/build.ts';
+import { alias, call as callOf, ident, num } from '../sql/ast/build.ts';
 import { sameTree } from '../sql/ast/compare.ts';
 import type { Expr, FunctionCall, Identifier, OrderItem } from '../sql/ast/expression.ts';
 import type { SelectQuery } from '../sql/ast/query.ts';
@@ -352,9 +352,12 @@ function mergeCall(call: FunctionCall, index: number): FunctionCall {
   const lower = c.name.toLowerCase();
   // min_k/max_k(x, k, context...): the merge needs k only (the state holds x with its context).
   // xirr(value, date[, guess]): the merge needs the guess only.
+  // max_k with context: a third argument tells its merge that the state holds tuples (ties).
   const trailing =
     lower === 'min_k' || lower === 'max_k'
-      ? c.args.slice(1, 2)
+      ? lower === 'max_k' && c.args.length > 2
+        ? [...c.args.slice(1, 2), num(1)]
+        : c.args.slice(1, 2)
       : lower === 'xirr'
         ? c.args.slice(2)
         : c.args.slice(mapped.kind === 'call' && !c.params ? dataArgCount(mapped.call) : c.args.length);
