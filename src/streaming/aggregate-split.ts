@@ -185,6 +185,8 @@ export function splitAggregation(select: SelectQuery, options: SplitOptions): Ag
     const out = replace(e, (n) => {
       const i = keys.findIndex((k) => sameTree(k, n));
       if (i >= 0) return ident(keyColumns[i] as string);
+      const q = qualifiedKeyOf(n, keys, visible);
+      if (q >= 0) return ident(keyColumns[q] as string);
       if (isAggregateCall(n)) return options.retract ? retractCall(n) : mergeCall(n, stateOf(n));
       // A JavaScript aggregate over a changelog gets the deltas of its live rows, each +1 (udf-engine-files.ts).
       if (options.retract && n.kind === 'Function' && (n as FunctionCall).name === UDA_DELTAS)
@@ -378,6 +380,25 @@ function dataArgCount(call: FunctionCall): number {
     if (inner?.kind === 'Function') return inner.args.length;
   }
   return call.args.length;
+}
+
+/**
+ * `id` in a select list grouped by `a.id` (a join `... AS a JOIN ... AS b ON a.id = b.id`): the
+ * one key that is a qualified column of that name, as Proton resolves it (0018_query_state4_join
+ * id 86); -1 when none or several are, or when `id` is a select alias.
+ */
+function qualifiedKeyOf(
+  n: { kind: string },
+  keys: readonly Expr[],
+  aliases: ReadonlyMap<string, Expr>,
+): number {
+  if (n.kind !== 'Identifier') return -1;
+  const parts = (n as Identifier).parts;
+  if (parts.length !== 1 || aliases.has(parts[0] as string)) return -1;
+  const matches = keys.flatMap((k, i) =>
+    k.kind === 'Identifier' && k.parts.length === 2 && k.parts[1] === parts[0] ? [i] : [],
+  );
+  return matches.length === 1 ? (matches[0] as number) : -1;
 }
 
 /**
