@@ -54,7 +54,7 @@ import {
   retractingInput,
   retractNetRows,
 } from './retracting-input.ts';
-import { retractableBase } from './retraction.ts';
+import { isNestedOnlyRetractable, retractableBase } from './retraction.ts';
 import { planSession, SESSION_ROWS, SESSION_VERSION, sessionRowsSql } from './session-planner.ts';
 import { P, SqlTemplate } from './sql-template.ts';
 import { type StartPosition, startPositions } from './start-position.ts';
@@ -238,7 +238,10 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     // A global aggregation feeding an aggregation emits a changelog, which the outer one retracts
     // (when all of its aggregates can; otherwise it reads the emitted rows as appended rows).
     const retracting =
-      isAggregation(bound) && findAggregates(bound).every((a) => retractableBase(a.name) !== undefined);
+      isAggregation(bound) &&
+      findAggregates(bound).every(
+        (a) => retractableBase(a.name) !== undefined || isNestedOnlyRetractable(a.name),
+      );
     const program = await planStreamingQuery(retracting ? feedingChangelog(s.query) : s.query, ctx);
     const createTable = derivedTableDdl(s.table, program.header);
     // Created now so the outer query can be described; dropped when the query ends (or is disposed).
