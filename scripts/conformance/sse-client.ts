@@ -81,7 +81,7 @@ export interface QueryEnd {
 }
 
 /** The cancel error of ClickHouse/Proton (QUERY_WAS_CANCELLED): a normal end for a killed query. */
-const QUERY_WAS_CANCELLED = 394;
+export const QUERY_WAS_CANCELLED = 394;
 
 /** A running query read from its SSE connection. */
 export class QueryStream {

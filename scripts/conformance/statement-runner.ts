@@ -10,6 +10,7 @@ import { listOf, type StepItem, textOf } from './case-file.ts';
 import { mapRestStatement } from './rest-mapping.ts';
 import { type ActualResult, describeActual } from './result-compare.ts';
 import { createStreamSql, dropStreamSql, dropViewSql } from './schema-setup.ts';
+import { QUERY_WAS_CANCELLED } from './sse-client.ts';
 import { AbortedError, seconds, sleep } from './timing.ts';
 
 /** How long `depends_on_stream`, `exist` and `depends_on` wait (the original: 100 polls, ~20 s). */
@@ -91,6 +92,9 @@ export async function runSql(
   }
   if (start.kind === 'error') {
     run?.markEnded();
+    // The original runner turned every QUERY_WAS_CANCELLED (394) into the rows collected so far,
+    // also one raised before the first row (e.g. RECOVER of an unsubscribed query): none.
+    if (start.code === QUERY_WAS_CANCELLED) return { kind: 'rows', columns: [], rows: [] };
     return { kind: 'error', code: start.code, message: start.message };
   }
   const stream = start.stream;

@@ -125,6 +125,13 @@ export const ERRORS = {
     system: 'timeplusd',
     message: 'Query {id} is already running',
   },
+  RECOVER_UNSUBSCRIBED: {
+    code: 394,
+    status: 410,
+    system: 'timeplusd',
+    message:
+      'Failed to recover query={id} because it was unsubscribed and its checkpoints are scheduled to be deleted',
+  },
   RECOVER_CHECKPOINT_FAILED: {
     code: 2528,
     status: 500,

@@ -128,6 +128,7 @@ export function createStatements(def: StreamDefinition): string[] {
     mergeTree += `\nPRIMARY KEY ${def.primaryKey.engine}`;
   mergeTree += `\nORDER BY ${def.orderBy.engine}`;
   if (def.ttl) mergeTree += `\nTTL ${def.ttl.engine}`;
+  if (def.ttl || def.columns.some((c) => c.ttl)) mergeTree += `\nSETTINGS ${TTL_AS_PROTON}`;
   return [mergeTree, bufferStatement(def)];
 }
 
@@ -159,12 +160,18 @@ export function dropStatements(def: StreamDefinition): string[] {
   return out;
 }
 
+/**
+ * Proton accepts a TTL that reads no column (`TTL now() - 1d`: every row is expired); the engine
+ * refuses it (36) unless told otherwise, per statement (0023_mv id 3).
+ */
+const TTL_AS_PROTON = 'allow_suspicious_ttl_expressions = 1';
+
 /** The statement that changes the historical store's TTL (hybrid streams only). */
 export function modifyTtlStatement(def: StreamDefinition): string | undefined {
   const history = historyTable(def);
   if (!history) return undefined;
   return def.ttl
-    ? `ALTER TABLE ${history} MODIFY TTL ${def.ttl.engine}`
+    ? `ALTER TABLE ${history} MODIFY TTL ${def.ttl.engine} SETTINGS ${TTL_AS_PROTON}`
     : `ALTER TABLE ${history} REMOVE TTL`;
 }
 

@@ -1,5 +1,5 @@
 import { err } from '../errors/tributary-error.ts';
-import { alias, call as callOf, ident } from '../sql/ast/build.ts';
+import { alias, call as callOf, ident, num } from '../sql/ast/build.ts';
 import { sameTree } from '../sql/ast/compare.ts';
 import type { Expr, FunctionCall, Identifier, OrderItem } from '../sql/ast/expression.ts';
 import type { SelectQuery } from '../sql/ast/query.ts';
@@ -9,7 +9,7 @@ import { mapFunctionCall } from '../sql/names/function-calls.ts';
 import { isAggregateName } from '../sql/names/function-catalog.ts';
 import { protonColumnName } from '../sql/translator/column-names.ts';
 import { UDA_DELTAS } from '../udf/uda-deltas.ts';
-import { checkRetractable, retractableBase } from './retraction.ts';
+import { checkRetractable, isNestedOnlyRetractable, retractableBase } from './retraction.ts';
 
 /** The table name the emit query reads from; the executor substitutes the real state table. */
 export const STATE_TABLE = '__trb_state';
@@ -150,7 +150,7 @@ export function splitAggregation(select: SelectQuery, options: SplitOptions): Ag
     }
     return { ...c, name: /[A-Z]/.test(c.name) ? `${c.name}If` : `${c.name}_if`, args: [...c.args, live] };
   };
-  const retractCall = (call: FunctionCall): FunctionCall => {
+  const retractCall = (call: FunctionCall): Expr => {
     checkRetractable(call, options.retract as string);
     const c = normalizeAggregate(call);
     const rewritten: FunctionCall = onlyLive({
@@ -173,6 +173,16 @@ export function splitAggregation(select: SelectQuery, options: SplitOptions): Ag
     }
     // Proton's group_uniq_array over a changelog answers its values in order (0013 id 109).
     if (retractableBase(c.name) === 'group_uniq_array') return callOf('array_sort', rewritten);
+    // group_array over a nested aggregation's live rows: each value with the row's arguments, sorted
+    // by them (ARGUMENTS_KEY, all of them once known) so that several arrays stay aligned.
+    if (isNestedOnlyRetractable(c.name) && rewritten.args.length === 1) {
+      const pairs = callOf(
+        rewritten.name === c.name ? 'group_array' : 'group_array_if',
+        { kind: 'Tuple', elements: [ident(ARGUMENTS_KEY), rewritten.args[0] as Expr], span: NO_SPAN },
+        ...rewritten.args.slice(1),
+      );
+      return callOf('array_map', lambdaSecond, callOf('array_sort', pairs));
+    }
     // avg of no rows: the engine's 0/0 is a negative NaN (`-nan`); Proton answers `nan`.
     if (keepsEmpty && retractableBase(c.name) === 'avg') {
       const nan = callOf('to_float64', { kind: 'String', value: 'nan', span: NO_SPAN });
@@ -185,6 +195,8 @@ export function splitAggregation(select: SelectQuery, options: SplitOptions): Ag
     const out = replace(e, (n) => {
       const i = keys.findIndex((k) => sameTree(k, n));
       if (i >= 0) return ident(keyColumns[i] as string);
+      const q = qualifiedKeyOf(n, keys, visible);
+      if (q >= 0) return ident(keyColumns[q] as string);
       if (isAggregateCall(n)) return options.retract ? retractCall(n) : mergeCall(n, stateOf(n));
       // A JavaScript aggregate over a changelog gets the deltas of its live rows, each +1 (udf-engine-files.ts).
       if (options.retract && n.kind === 'Function' && (n as FunctionCall).name === UDA_DELTAS)
@@ -214,10 +226,28 @@ export function splitAggregation(select: SelectQuery, options: SplitOptions): Ag
     const out = rewrite(c, aliases);
     return sameTree(out, c) ? out : alias(out, protonColumnName(c));
   });
-  const having = select.having ? rewrite(select.having, aliases) : undefined;
-  const orderBy = select.orderBy?.map((o): OrderItem => ({ ...o, expr: rewrite(o.expr, aliases) }));
-  const limitBy = select.limitBy
+  const rewrittenHaving = select.having ? rewrite(select.having, aliases) : undefined;
+  const rewrittenOrderBy = select.orderBy?.map((o): OrderItem => ({ ...o, expr: rewrite(o.expr, aliases) }));
+  const rewrittenLimitBy = select.limitBy
     ? { ...select.limitBy, by: select.limitBy.by.map((b) => rewrite(b, aliases)) }
+    : undefined;
+  // ARGUMENTS_KEY (group_array over a nested aggregation): the tuple of every argument column.
+  const argumentsKey: Expr = {
+    kind: 'Tuple',
+    elements: args.map((_, i) => ident(`__x${i}`)),
+    span: NO_SPAN,
+  };
+  const withKey = <T extends AnyNode>(e: T): T =>
+    replace(e, (n) =>
+      n.kind === 'Identifier' && (n as Identifier).parts.join('.') === ARGUMENTS_KEY
+        ? argumentsKey
+        : undefined,
+    ) as T;
+  columns.splice(0, columns.length, ...columns.map(withKey));
+  const having = rewrittenHaving ? withKey(rewrittenHaving) : undefined;
+  const orderBy = rewrittenOrderBy?.map((o) => ({ ...o, expr: withKey(o.expr) }));
+  const limitBy = rewrittenLimitBy
+    ? { ...rewrittenLimitBy, by: rewrittenLimitBy.by.map((b) => withKey(b)) }
     : undefined;
 
   const stateColumns = aggregates.map((_, i) => `__a${i}`);
@@ -302,6 +332,17 @@ function aggregatesOf(select: SelectQuery): FunctionCall[] {
   return found;
 }
 
+/** Stands for the tuple of all argument columns until they are all known (see withKey). */
+const ARGUMENTS_KEY = '__trb_args_key';
+
+/** `__p -> __p.2`: the value of a (key, value) pair. */
+const lambdaSecond: Expr = {
+  kind: 'Lambda',
+  params: ['__p'],
+  body: callOf('tuple_element', ident('__p'), num(2)),
+  span: NO_SPAN,
+};
+
 /** Does an aggregate read weighted tuples right: a count form, or one that ignores multiplicity? */
 function isWeightable(call: FunctionCall): boolean {
   const c = normalizeAggregate(call);
@@ -352,9 +393,12 @@ function mergeCall(call: FunctionCall, index: number): FunctionCall {
   const lower = c.name.toLowerCase();
   // min_k/max_k(x, k, context...): the merge needs k only (the state holds x with its context).
   // xirr(value, date[, guess]): the merge needs the guess only.
+  // max_k with context: a third argument tells its merge that the state holds tuples (ties).
   const trailing =
     lower === 'min_k' || lower === 'max_k'
-      ? c.args.slice(1, 2)
+      ? lower === 'max_k' && c.args.length > 2
+        ? [...c.args.slice(1, 2), num(1)]
+        : c.args.slice(1, 2)
       : lower === 'xirr'
         ? c.args.slice(2)
         : c.args.slice(mapped.kind === 'call' && !c.params ? dataArgCount(mapped.call) : c.args.length);
@@ -375,6 +419,25 @@ function dataArgCount(call: FunctionCall): number {
     if (inner?.kind === 'Function') return inner.args.length;
   }
   return call.args.length;
+}
+
+/**
+ * `id` in a select list grouped by `a.id` (a join `... AS a JOIN ... AS b ON a.id = b.id`): the
+ * one key that is a qualified column of that name, as Proton resolves it (0018_query_state4_join
+ * id 86); -1 when none or several are, or when `id` is a select alias.
+ */
+function qualifiedKeyOf(
+  n: { kind: string },
+  keys: readonly Expr[],
+  aliases: ReadonlyMap<string, Expr>,
+): number {
+  if (n.kind !== 'Identifier') return -1;
+  const parts = (n as Identifier).parts;
+  if (parts.length !== 1 || aliases.has(parts[0] as string)) return -1;
+  const matches = keys.flatMap((k, i) =>
+    k.kind === 'Identifier' && k.parts.length === 2 && k.parts[1] === parts[0] ? [i] : [],
+  );
+  return matches.length === 1 ? (matches[0] as number) : -1;
 }
 
 /**

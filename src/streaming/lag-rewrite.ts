@@ -35,7 +35,20 @@ export const LAG_KEY = '__trb_key';
 function isLag(n: { kind: string }): n is FunctionCall {
   if (n.kind !== 'Function') return false;
   const name = (n as FunctionCall).name.toLowerCase();
-  return name === 'lag' || name === 'lags';
+  return name === 'lag' || name === 'lags' || backwardNeighbor(n as FunctionCall) !== undefined;
+}
+
+/**
+ * `neighbor(x, -n[, default])` with a constant negative offset: in a streaming query Proton answers
+ * it across blocks, the value n rows earlier, i.e. `lag(x, n[, default])`. Answers n, or undefined
+ * for any other call (other offsets stay the engine's per-block function).
+ */
+function backwardNeighbor(f: FunctionCall): number | undefined {
+  if (f.name.toLowerCase() !== 'neighbor') return undefined;
+  const offset = f.args[1];
+  if (offset?.kind !== 'Unary' || offset.op !== '-' || offset.operand.kind !== 'Number') return undefined;
+  const n = Number(offset.operand.text);
+  return Number.isInteger(n) && n >= 1 ? n : undefined;
 }
 
 function constant(e: Expr | undefined, what: string): number {
@@ -50,7 +63,8 @@ function constant(e: Expr | undefined, what: string): number {
  * (streaming-sql-notes.md §1.11): the value of `x` n rows earlier among the rows that pass WHERE,
  * across batches. Within a batch the engine's `lagInFrame` gives it; for a batch's first n rows
  * the value comes from the carried array of the previous batches' last values (the type's default
- * before any). Answers undefined when the query has no lag.
+ * before any). `neighbor(x, -n[, default])` is read as `lag(x, n[, default])` (backwardNeighbor).
+ * Answers undefined when the query has no lag.
  */
 export function rewriteLags(select: SelectQuery): LagRewrite | undefined {
   const values: { expr: Expr; depth: number }[] = [];
@@ -103,6 +117,8 @@ export function rewriteLags(select: SelectQuery): LagRewrite | undefined {
       found = true;
       const [x, a, b, d] = n.args;
       if (!x) throw err('BAD_ARGUMENTS', { detail: `${n.name}() needs an argument` });
+      const neighborOffset = backwardNeighbor(n);
+      if (neighborOffset !== undefined) return lagOf(x, neighborOffset, b, indexOf(x, neighborOffset));
       if (n.name.toLowerCase() === 'lag') {
         const offset = a ? constant(a, 'lag() offset') : 1;
         return lagOf(x, offset, b, indexOf(x, offset));

@@ -4,6 +4,7 @@ import { NO_SPAN } from '../sql/ast/span.ts';
 import { rangeSource } from '../stream/stream-reads.ts';
 import { type AggregateSplit, LIVE, NET_COUNT } from './aggregate-split.ts';
 import type { ChangelogConversion } from './changelog-rows.ts';
+import { NESTED_CHANGELOG_INPUT } from './retraction.ts';
 import type { BoundSource } from './stream-bindings.ts';
 
 /**
@@ -35,7 +36,7 @@ export function retractingInput(
     return { index: source.index, description: 'changelog()', fromStart: false };
   if (source.kind === 'derived') {
     return derivedHasDelta(source.index)
-      ? { index: source.index, description: 'a query with EMIT CHANGELOG', fromStart: false }
+      ? { index: source.index, description: NESTED_CHANGELOG_INPUT, fromStart: false }
       : undefined;
   }
   const def = source.definition;

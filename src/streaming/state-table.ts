@@ -6,6 +6,13 @@ import { quoteIdent } from '../engine/settings-clause.ts';
 export const STATE_DB = '_tributary_state';
 
 /**
+ * Reads of a state table in the order its rows were appended: order-dependent merges (`latest`,
+ * `group_array`, ties of `top_k` / `max_k`) then merge a group's partial states fold by fold,
+ * also after a compaction or a RECOVER (several engine threads would interleave the blocks).
+ */
+export const IN_FOLD_ORDER = { max_threads: 1 } as const;
+
+/**
  * The partial aggregate states of one streaming aggregation, in an engine table (DESIGN.md §3):
  * each fold appends one row of `-State` values per group; emits merge them. A Memory table keeps
  * appends at about a millisecond; `compact` merges the rows of each group back into one when the
@@ -41,7 +48,7 @@ export class StateTable {
 
   /** Run a statement that reads this table (an emit), after any deletes still pending. */
   select(sql: string): Promise<EngineResult> {
-    return this.run(sql);
+    return this.run(sql, true);
   }
 
   /**
@@ -52,12 +59,14 @@ export class StateTable {
     this.pendingDeletes.push(condition);
   }
 
-  private run(sql: string): Promise<EngineResult> {
-    if (this.pendingDeletes.length === 0) return this.engine.query(sql);
+  private run(sql: string, inFoldOrder = false): Promise<EngineResult> {
+    const options = inFoldOrder ? { settings: IN_FOLD_ORDER } : undefined;
+    if (this.pendingDeletes.length === 0) return this.engine.query(sql, options);
     const condition = this.pendingDeletes.map((c) => `(${c})`).join(' OR ');
     this.pendingDeletes = [];
     return this.engine.query(
       `ALTER TABLE ${this.name} DELETE WHERE ${condition} SETTINGS mutations_sync = 1;\n${sql}`,
+      options,
     );
   }
 
@@ -68,7 +77,7 @@ export class StateTable {
 
   /** Fill the (new, empty) table with the rows of `saved`, a copy of it in a checkpoint. */
   async restore(saved: string): Promise<void> {
-    await this.engine.query(`INSERT INTO ${this.name} SELECT * FROM ${saved}`);
+    await this.engine.query(`INSERT INTO ${this.name} SELECT * FROM ${saved}`, { settings: IN_FOLD_ORDER });
   }
 
   /** Folds appended since the last compaction. */
@@ -84,7 +93,9 @@ export class StateTable {
     await this.run('SELECT 1');
     const next = `${this.name.slice(0, -1)}_c\``;
     await this.engine.query(`DROP TABLE IF EXISTS ${next}`);
-    await this.engine.query(`CREATE TABLE ${next} ENGINE = Memory AS ${mergedSelect(this.name)}`);
+    await this.engine.query(`CREATE TABLE ${next} ENGINE = Memory AS ${mergedSelect(this.name)}`, {
+      settings: IN_FOLD_ORDER,
+    });
     await this.engine.query(`EXCHANGE TABLES ${this.name} AND ${next}`);
     await this.engine.query(`DROP TABLE ${next}`);
     this.rowsSinceCompact = 0;

@@ -287,6 +287,18 @@ export class StreamingExecution implements RowsPlan {
       const foldsOnTick =
         state !== undefined && periodicMs !== undefined && timeoutMs === undefined && !p.session && !p.join;
       this.nextPeriodic = periodicMs ? Date.now() + periodicMs : Number.POSITIVE_INFINITY;
+      // A global aggregation over nested periodic aggregations only, with a period no longer than
+      // theirs: each of their emits is followed by its own, as Proton's timers in one pipeline
+      // are (rather than up to a period later).
+      const pacedByChildren =
+        policy.shape === 'global' &&
+        periodicMs !== undefined &&
+        p.sources.length > 0 &&
+        p.sources.every((s) => DerivedRanges.isDerivedKey(s.key)) &&
+        p.children.every((c) => {
+          const cp = c.program.policy;
+          return cp.shape === 'global' && cp.periodicMs !== undefined && periodicMs <= cp.periodicMs;
+        });
       this.lastRowsAt = Date.now();
       // Only a query told to start in the past backfills; rows committed while it was being
       // planned are live rows.
@@ -331,6 +343,7 @@ export class StreamingExecution implements RowsPlan {
         const tickDue = Date.now() >= this.nextPeriodic;
         const deferred =
           foldsOnTick &&
+          !pacedByChildren &&
           !this.backfill &&
           !tickDue &&
           Date.now() < this.lastStepAt + DEFERRED_STEP_MS &&
@@ -372,6 +385,7 @@ export class StreamingExecution implements RowsPlan {
           if (tickDue) this.steppedForTick = true;
           this.lastStepAt = Date.now();
           pacer?.stepped(startedAt, performance.now() - t0);
+          if (pacedByChildren) this.nextPeriodic = Math.min(this.nextPeriodic, this.lastStepAt);
           continue;
         }
         const now = Date.now();

@@ -33,6 +33,7 @@ import { inlineChangelogCtes } from './changelog-cte-inline.ts';
 import { bindChangelogFunctions } from './changelog-input.ts';
 import { changelogRowsSql } from './changelog-rows.ts';
 import { DedupStates } from './dedup-state.ts';
+import { distinctAsDedup } from './distinct-rewrite.ts';
 import { applyEmitLast } from './emit-last.ts';
 import { type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
 import { ALIGN_PREV_SN, ALIGN_PREV_UNTIL, ALIGN_UNTIL } from './join-alignment.ts';
@@ -54,7 +55,7 @@ import {
   retractingInput,
   retractNetRows,
 } from './retracting-input.ts';
-import { retractableBase } from './retraction.ts';
+import { isNestedOnlyRetractable, retractableBase } from './retraction.ts';
 import { planSession, SESSION_ROWS, SESSION_VERSION, sessionRowsSql } from './session-planner.ts';
 import { P, SqlTemplate } from './sql-template.ts';
 import { type StartPosition, startPositions } from './start-position.ts';
@@ -238,8 +239,12 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     const def = r && !r.bounded && r.kind === 'stream' ? ctx.streamDefinition(r, db, name) : undefined;
     return def ? visibleColumns(def) : undefined;
   };
+  // SELECT DISTINCT: each distinct row once across steps, as a dedup() (distinct-rewrite.ts).
   const bound = binder.select(
-    nestRangeJoinChain(withTableNameQualifiers(inlineChangelogCtes(query)) as SelectQuery, streamColumns),
+    nestRangeJoinChain(
+      withTableNameQualifiers(inlineChangelogCtes(distinctAsDedup(query))) as SelectQuery,
+      streamColumns,
+    ),
   );
   const sources = binder.sources;
   if (sources.length === 0)
@@ -250,7 +255,10 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     // A global aggregation feeding an aggregation emits a changelog, which the outer one retracts
     // (when all of its aggregates can; otherwise it reads the emitted rows as appended rows).
     const retracting =
-      isAggregation(bound) && findAggregates(bound).every((a) => retractableBase(a.name) !== undefined);
+      isAggregation(bound) &&
+      findAggregates(bound).every(
+        (a) => retractableBase(a.name) !== undefined || isNestedOnlyRetractable(a.name),
+      );
     const program = await planStreamingQuery(retracting ? feedingChangelog(s.query) : s.query, ctx);
     const createTable = derivedTableDdl(s.table, program.header);
     // Created now so the outer query can be described; dropped when the query ends (or is disposed).

@@ -93,7 +93,7 @@ export function recoverHandler(deps: SubscriptionDeps): StatementHandler<Recover
 /** UNSUBSCRIBE TO '<query id>': stop the subscribed query if it runs and remove its checkpoints. */
 export function unsubscribeHandler(deps: SubscriptionDeps): StatementHandler<UnsubscribeStatement> {
   return async (s, ctx) => {
-    await deps.subscriptions.get(s.queryId);
+    if (!(await deps.subscriptions.isUnsubscribed(s.queryId))) await deps.subscriptions.get(s.queryId);
     return statementPlan(ctx.sql, 'unsubscribe', () => deps.subscriptions.remove(s.queryId));
   };
 }

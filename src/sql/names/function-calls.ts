@@ -126,7 +126,10 @@ function special(lower: string, call: FunctionCall, combinators: string): CallMa
       if (!plain && combinators !== 'State' && combinators !== 'Merge') return undefined;
       const [x, k, ...context] = a;
       if (!x || !k) return undefined;
-      const value: Expr = context.length ? { kind: 'Tuple', elements: [x, ...context], span: call.span } : x;
+      const value: Expr =
+        context.length && combinators !== 'Merge'
+          ? { kind: 'Tuple', elements: [x, ...context], span: call.span }
+          : x;
       if (lower === 'min_k')
         return {
           kind: 'call',
@@ -136,7 +139,10 @@ function special(lower: string, call: FunctionCall, combinators: string): CallMa
       if (combinators === 'State')
         return { kind: 'call', call: fn('groupArrayState', [value], call), aggregate: true };
       const collected = fn(combinators === 'Merge' ? 'groupArrayMerge' : 'groupArray', [value], call);
-      const sorted = fn('arrayReverseSort', [collected], call);
+      // With -Merge, an argument after k only says the state holds (x, context...) tuples.
+      const sorted = context.length
+        ? largestFirstTiesByContext(collected, call)
+        : fn('arrayReverseSort', [collected], call);
       return { kind: 'call', call: fn('arraySlice', [sorted, num('1', call), k], call), aggregate: true };
     }
     case 'xirr': {
@@ -307,4 +313,36 @@ export function mapFunctionCall(call: FunctionCall, extra?: ExtraFunctions): Cal
   const c = mapped.call;
   const { filter: _f, ...rest } = c;
   return { ...mapped, call: { ...rest, name: `${c.name}If`, args: [...c.args, call.filter] } };
+}
+
+/**
+ * max_k's (x, context...) tuples, largest x first and, among equal x, the smaller context first
+ * (Proton's max_k(value, 2, id) over 66 'dev1' and 66 'dev8' keeps 'dev1', also when the two came
+ * on either side of a RECOVER): sorted ascending by the whole tuple, then descending by x with
+ * the ascending position breaking ties, so the order never depends on the order rows were merged.
+ */
+function largestFirstTiesByContext(tuples: Expr, call: FunctionCall): Expr {
+  const ascending = fn('arraySort', [tuples], call);
+  const key: Expr = {
+    kind: 'Tuple',
+    elements: [
+      fn('tupleElement', [{ kind: 'Identifier', parts: ['__x'], span: call.span }, num('1', call)], call),
+      {
+        kind: 'Unary',
+        op: '-',
+        operand: { kind: 'Identifier', parts: ['__i'], span: call.span },
+        span: call.span,
+      },
+    ],
+    span: call.span,
+  };
+  return fn(
+    'arrayReverseSort',
+    [
+      { kind: 'Lambda', params: ['__x', '__i'], body: key, span: call.span },
+      ascending,
+      fn('arrayEnumerate', [ascending], call),
+    ],
+    call,
+  );
 }

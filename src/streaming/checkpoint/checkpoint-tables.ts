@@ -1,5 +1,6 @@
 import type { Engine } from '../../engine/engine.ts';
 import { quoteIdent, quoteString } from '../../engine/settings-clause.ts';
+import { IN_FOLD_ORDER } from '../state-table.ts';
 
 /**
  * The persistent engine database holding the tables saved with checkpoints. Not the state
@@ -31,6 +32,8 @@ export class CheckpointTables {
         `CREATE TABLE ${copy} ENGINE = MergeTree ORDER BY tuple() ` +
           'SETTINGS fsync_after_insert = 1, fsync_part_directory = 1 ' +
           `AS SELECT * FROM ${table}`,
+        // state tables are copied in the order of their rows (state-table.ts IN_FOLD_ORDER)
+        { settings: IN_FOLD_ORDER },
       );
       saved[key] = copy;
     }

@@ -1,0 +1,66 @@
+/**
+ * group_array over a nested global aggregation answers the arrays of the inner result's current
+ * rows, each emit (Proton, 0018_query_state6_view ids 162, 163): an inner group that changes
+ * replaces its value, new groups are added; several arrays stay aligned (ordered by the
+ * aggregation's arguments). Also through a view, a subscription and its RECOVER.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { StreamingApi } from '../helpers/streaming-client.ts';
+
+let api: StreamingApi;
+before(async () => {
+  api = await StreamingApi.open();
+});
+after(async () => {
+  await api?.close();
+});
+
+const inner = (st: string) =>
+  `(select id, latest(value_str) as latest_value_str from ${st} group by id order by id)`;
+
+test('group_array over a nested aggregation follows the inner groups as they change', async () => {
+  const st = await api.createStream('nga', '(id string, value_str string)');
+  const q = await api.start(
+    `select emit_version(), group_array(id) as ids, group_array(latest_value_str) as vs from ${inner(st)}`,
+  );
+  await api.exec(`insert into ${st} (id, value_str) values ('b', '200.1'), ('a', '100.1'), ('c', '300.1')`);
+  await q.waitForRows(1);
+  await api.exec(`insert into ${st} (id, value_str) values ('c', '400.1'), ('e', '600.1'), ('d', '500.1')`);
+  await q.waitForRows(2);
+  // Hand-computed: the inner result is {a: 100.1, b: 200.1, c: 300.1}, then c is 400.1 and d, e join.
+  assert.deepEqual(q.rows.slice(0, 2), [
+    [0, ['a', 'b', 'c'], ['100.1', '200.1', '300.1']],
+    [1, ['a', 'b', 'c', 'd', 'e'], ['100.1', '200.1', '400.1', '500.1', '600.1']],
+  ]);
+  await q.cancel();
+});
+
+test('through a view, subscribed and recovered, the arrays go on from the checkpoint', async () => {
+  const st = await api.createStream('nga', '(id string, value_str string)');
+  const view = `${st}_v`;
+  await api.exec(
+    `create view ${view} as select emit_version(), group_array(id) as ids, group_array(latest_value_str) as vs, map_cast(ids, vs) as m from ${inner(st)}`,
+  );
+  const q = await api.start(`subscribe to select * from ${view} settings checkpoint_interval=1`);
+  await api.exec(`insert into ${st} (id, value_str) values ('a', '100.1'), ('b', '200.1'), ('c', '300.1')`);
+  await q.waitForRows(1);
+  assert.deepEqual(q.rows[0], [
+    0,
+    ['a', 'b', 'c'],
+    ['100.1', '200.1', '300.1'],
+    { a: '100.1', b: '200.1', c: '300.1' },
+  ]);
+  await q.cancel();
+  await api.exec(`insert into ${st} (id, value_str) values ('c', '400.1'), ('d', '500.1'), ('e', '600.1')`);
+  const r = await api.start(`recover from '${q.id}'`);
+  await r.waitForRows(1);
+  assert.deepEqual(r.rows[0], [
+    1,
+    ['a', 'b', 'c', 'd', 'e'],
+    ['100.1', '200.1', '400.1', '500.1', '600.1'],
+    { a: '100.1', b: '200.1', c: '400.1', d: '500.1', e: '600.1' },
+  ]);
+  await r.cancel();
+  await api.exec(`unsubscribe to '${q.id}'`);
+});
