@@ -154,6 +154,35 @@ function compactRowsSlice(b: Buffer, offset: number, blankLines: boolean): Buffe
   return cleanSlice(b, i + 1, e, blankLines);
 }
 
+/**
+ * A canonical compact body's column list and rows, found from its bytes alone (no JSON.parse):
+ * for staging a large request's rows while it is parsed and checked (stage-area.ts). Undefined when
+ * the body is not plainly `{"columns": [...], "data": [...]}` or has a blank line. The rows are the
+ * same view of the body `parseIngestBody` answers as the passthrough, so the two can be compared.
+ */
+export function compactBodyRows(body: Buffer): { columns: string[]; rows: Buffer } | undefined {
+  const offset = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+  for (let nl = body.indexOf(0x0a); nl >= 0; nl = body.indexOf(0x0a, nl + 1)) {
+    const next = skipWs(body, nl + 1);
+    if (body.lastIndexOf(0x0a, next - 1) > nl) return undefined; // whitespace with two newlines
+  }
+  let i = skipWs(body, offset);
+  if (body[i] !== 0x7b) return undefined;
+  i = expectKey(body, i + 1, 'columns');
+  if (i < 0 || body[i] !== 0x5b) return undefined;
+  const end = skipComposite(body, i);
+  if (end < 0) return undefined;
+  let columns: unknown;
+  try {
+    columns = JSON.parse(body.toString('utf8', i, end));
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(columns) || !columns.every((c) => typeof c === 'string')) return undefined;
+  const rows = compactRowsSlice(body, offset, false);
+  return rows ? { columns, rows } : undefined;
+}
+
 function parseCompact(body: Buffer, charset: string, lossless = false): ParsedRows {
   const { text, utf8, offset } = decode(body, charset);
   if (text.trim() === '') malformed('the body is empty; expected {"columns": [...], "data": [[...], ...]}');

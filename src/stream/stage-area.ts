@@ -1,0 +1,205 @@
+import type { Engine } from '../engine/engine.ts';
+import { quoteIdent, quoteString } from '../engine/settings-clause.ts';
+import type { Logger } from '../log/logger.ts';
+import type { StreamDefinition } from './stream-definition.ts';
+import { frontTable, INSERT_SETTINGS, ingestComment } from './stream-tables.ts';
+
+/** The engine database of the staging tables (dropped and created again at start). */
+export const STAGE_DB = '_tributary_stage';
+
+/** Names the engine's insert call accepts unquoted (the staging insert must use it). */
+const INSERTABLE = /^[A-Za-z0-9_]+$/;
+
+/**
+ * The rows of one large request handed to the engine *before* they are checked, into a staging
+ * table no query reads (README.md, "Large requests: staged while checked"). Used at most once:
+ * `take()` answers whether the caller is the one to move the rows (a retry after a failed insert
+ * finds it taken and inserts the payload as usual).
+ */
+export interface StagedRows {
+  readonly columns: readonly string[];
+  /** The bytes staged: a request's JSONCompactEachRow rows, a view of its body. */
+  readonly payload: Buffer;
+  /** Rows the engine staged, or undefined when it refused them (the usual insert then reports why). */
+  readonly staged: Promise<number | undefined>;
+  take(): boolean;
+}
+
+export interface StageStats {
+  /** Large requests whose rows were staged while JavaScript checked them. */
+  started: number;
+  /** Staged rows moved into their stream (the request was accepted and its insert used them). */
+  moved: number;
+  /** Staged rows thrown away (the request was refused, or the insert did not use them). */
+  discarded: number;
+}
+
+interface Slot {
+  readonly table: string;
+  /** The stream definition the table was created from (a new one after ALTER STREAM). */
+  readonly def: StreamDefinition;
+}
+
+class Staging implements StagedRows {
+  taken = false;
+  moved = false;
+  readonly staged: Promise<number | undefined>;
+
+  constructor(
+    readonly slot: Promise<Slot | undefined>,
+    readonly columns: readonly string[],
+    readonly payload: Buffer,
+    insert: (slot: Slot) => Promise<number>,
+  ) {
+    this.staged = slot.then((s) => (s ? insert(s) : undefined)).catch(() => undefined);
+  }
+
+  take(): boolean {
+    if (this.taken) return false;
+    this.taken = true;
+    return true;
+  }
+}
+
+/** Idle staging tables kept per stream (a request in flight holds one). */
+const IDLE_PER_STREAM = 2;
+
+/**
+ * Staging tables for large compact requests: Memory tables with a stream's structure (`AS` its
+ * front table, so the same types and DEFAULTs), one per request in flight, kept for reuse. The
+ * engine parses the request's rows into one while JavaScript parses and checks the same bytes; once
+ * the request is accepted and durable, `INSERT INTO <front> SELECT` moves them with the commit's
+ * `log_comment` (the engine's native columns, ~1/3 of a JSON insert's cost). A refused request's
+ * rows never leave the staging table, which no query reads, and are truncated.
+ */
+export class StageArea {
+  private readonly idle = new Map<string, Slot[]>();
+  private seq = 0;
+  private readonly stats: StageStats = { started: 0, moved: 0, discarded: 0 };
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly logger?: Logger,
+  ) {}
+
+  /** Drop what an earlier process left (Memory tables are empty after a restart) and start afresh. */
+  async open(): Promise<void> {
+    await this.engine.query(`DROP DATABASE IF EXISTS ${quoteIdent(STAGE_DB)} SYNC`);
+    await this.engine.query(`CREATE DATABASE ${quoteIdent(STAGE_DB)} ENGINE = Memory`);
+  }
+
+  counters(): StageStats {
+    return { ...this.stats };
+  }
+
+  /**
+   * Whether a request naming `columns` may be staged: names the engine's insert call takes, and
+   * no column whose DEFAULT could come out differently in the staging insert (a null in a
+   * non-nullable column takes the DEFAULT there, evaluated without the commit's `log_comment`).
+   */
+  static eligible(def: StreamDefinition, columns: readonly string[]): boolean {
+    if (def.storageType !== 'hybrid') return false;
+    for (const name of columns) {
+      if (!INSERTABLE.test(name)) return false;
+      const c = def.columns.find((col) => col.name === name);
+      if (!c || c.alias) return false;
+      if (c.default && !c.engineType.startsWith('Nullable(')) return false;
+    }
+    return columns.length > 0;
+  }
+
+  /** Start staging `payload` (rows in JSONCompactEachRow of `columns`) for a stream. */
+  begin(def: StreamDefinition, columns: readonly string[], payload: Buffer): StagedRows {
+    const key = `${def.db}.${def.name}`;
+    this.stats.started++;
+    const slot = this.takeSlot(key, def).catch((e: unknown) => {
+      this.logger?.warn({ err: e, stream: key }, 'staging table could not be made');
+      return undefined;
+    });
+    return new Staging(slot, columns, payload, async (s) => {
+      const r = await this.engine.insert(`${STAGE_DB}.${s.table}`, payload, {
+        format: 'JSONCompactEachRow',
+        columns,
+        settings: { ...INSERT_SETTINGS },
+      });
+      return r.rowsWritten;
+    });
+  }
+
+  /**
+   * Move staged rows into the stream's front table as one insert numbered like the commit's
+   * (`first`, `time`: ingestComment). Answers false when the staged rows cannot stand for the
+   * request's `count` rows (the engine refused them, or the stream changed): the caller then
+   * inserts the payload itself.
+   */
+  async move(
+    rows: StagedRows,
+    def: StreamDefinition,
+    first: number,
+    time: number,
+    count: number,
+  ): Promise<boolean> {
+    if (!(rows instanceof Staging)) return false;
+    const slot = await rows.slot;
+    const n = await rows.staged;
+    if (!slot || n !== count || slot.def !== def) return false;
+    const cols = rows.columns.map(quoteIdent).join(', ');
+    await this.engine.query(
+      `INSERT INTO ${frontTable(def)} (${cols}) SELECT ${cols} FROM ${quoteIdent(STAGE_DB)}.${quoteIdent(slot.table)}` +
+        ` SETTINGS log_comment = ${quoteString(ingestComment(first, time))}`,
+    );
+    rows.moved = true;
+    this.stats.moved++;
+    return true;
+  }
+
+  /** The request is done (acknowledged or refused): empty its staging table and keep it for reuse. */
+  release(rows: StagedRows): void {
+    if (!(rows instanceof Staging)) return;
+    rows.taken = true;
+    if (!rows.moved) this.stats.discarded++;
+    void (async () => {
+      const slot = await rows.slot;
+      if (!slot) return;
+      await rows.staged;
+      const key = `${slot.def.db}.${slot.def.name}`;
+      const list = this.idle.get(key) ?? [];
+      if (list.length < IDLE_PER_STREAM) {
+        await this.engine.query(`TRUNCATE TABLE ${quoteIdent(STAGE_DB)}.${quoteIdent(slot.table)}`);
+        list.push(slot);
+        this.idle.set(key, list);
+      } else {
+        this.dropQuietly(slot.table);
+      }
+    })().catch((e: unknown) => this.logger?.warn({ err: e }, 'staging table could not be emptied'));
+  }
+
+  /** The stream was dropped or altered: drop its idle staging tables. */
+  forget(db: string, name: string): void {
+    const key = `${db}.${name}`;
+    const list = this.idle.get(key) ?? [];
+    this.idle.delete(key);
+    for (const s of list) this.dropQuietly(s.table);
+  }
+
+  private dropQuietly(table: string): void {
+    void this.engine
+      .query(`DROP TABLE IF EXISTS ${quoteIdent(STAGE_DB)}.${quoteIdent(table)} SYNC`)
+      .catch((e: unknown) => this.logger?.warn({ err: e }, 'staging table could not be dropped'));
+  }
+
+  /** An idle staging table made from the stream's current definition, or a new one. */
+  private async takeSlot(key: string, def: StreamDefinition): Promise<Slot> {
+    const list = this.idle.get(key) ?? [];
+    while (list.length > 0) {
+      const s = list.pop() as Slot;
+      if (s.def === def) return s;
+      this.dropQuietly(s.table);
+    }
+    const table = `s${++this.seq}`;
+    await this.engine.query(
+      `CREATE TABLE ${quoteIdent(STAGE_DB)}.${quoteIdent(table)} AS ${frontTable(def)} ENGINE = Memory`,
+    );
+    return { table, def };
+  }
+}
