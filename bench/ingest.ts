@@ -136,6 +136,8 @@ const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
 interface Case {
   label: string;
   rates: number[];
+  /** Per round: this case's rate over the compact raw baseline's rate measured just before it. */
+  paired: number[];
   peakRss: number;
   cores: number[];
 }
@@ -185,6 +187,7 @@ export default async function main(args: string[] = []): Promise<void> {
           case: {
             label: `raw chDB insert, JSONCompactEachRow -> MergeTree, ${n} rows`,
             rates: [],
+            paired: [],
             peakRss: 0,
             cores: [],
           } as Case,
@@ -195,6 +198,7 @@ export default async function main(args: string[] = []): Promise<void> {
           case: {
             label: `raw chDB insert, JSONEachRow -> MergeTree, ${n} rows`,
             rates: [],
+            paired: [],
             peakRss: 0,
             cores: [],
           } as Case,
@@ -210,6 +214,7 @@ export default async function main(args: string[] = []): Promise<void> {
           http.push({
             label: `HTTP ${format}, ${n} rows/request, ${c} in flight`,
             rates: [],
+            paired: [],
             peakRss: 0,
             cores: [],
           });
@@ -258,6 +263,7 @@ export default async function main(args: string[] = []): Promise<void> {
             );
             c.cores.push(coresSince(cpu1, performance.now() - t1));
             c.rates.push((load.requests * n) / load.seconds);
+            c.paired.push((c.rates.at(-1) as number) / (baselines[0].case.rates.at(-1) as number));
             c.peakRss = Math.max(c.peakRss, rss.peak);
             if (load.failures > 0)
               console.log(`    ${c.label}: ${load.failures} failed requests, first: ${load.firstError}`);
@@ -287,6 +293,16 @@ export default async function main(args: string[] = []): Promise<void> {
         console.log(
           `    (per round, rows/s, ${b.format}: ${b.case.rates.map((r) => Math.round(r)).join(' / ')})`,
         );
+      // A loaded machine moves the baseline between rounds (3x seen): the ratio to the baseline of
+      // the same round, taken seconds apart, is steadier than the ratio of the medians.
+      for (const c of http)
+        console.log(
+          `    (${c.label}: vs raw of the same round ${c.paired.map((r) => `${(r * 100).toFixed(0)}%`).join(' / ')}, median ${pct(median(c.paired), 1)})`,
+        );
+      const staged = streams.stageCounters();
+      console.log(
+        `    (large requests staged while checked, so far: ${staged.started} started, ${staged.moved} moved, ${staged.discarded} discarded)`,
+      );
     }
     if (clients.length > 0) await manyClients(trb, address, clients, rounds, seconds);
     console.log(`  peak RSS of the whole run: ${mb(process.resourceUsage().maxRSS * 1024)}`);

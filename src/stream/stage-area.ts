@@ -146,7 +146,9 @@ export class StageArea {
     const cols = rows.columns.map(quoteIdent).join(', ');
     await this.engine.query(
       `INSERT INTO ${frontTable(def)} (${cols}) SELECT ${cols} FROM ${quoteIdent(STAGE_DB)}.${quoteIdent(slot.table)}` +
-        ` SETTINGS log_comment = ${quoteString(ingestComment(first, time))}`,
+        // One reading thread: the Memory table's blocks come out in the order they were staged,
+        // so `_tp_sn` (first + the row's position in the insert) numbers them as a replay would.
+        ` SETTINGS log_comment = ${quoteString(ingestComment(first, time))}, max_threads = 1`,
     );
     rows.moved = true;
     this.stats.moved++;
