@@ -38,6 +38,8 @@ interface Slot {
   readonly table: string;
   /** The stream definition the table was created from (a new one after ALTER STREAM). */
   readonly def: StreamDefinition;
+  /** Its columns, as a request names them (`\u0001`-joined). */
+  readonly shape: string;
 }
 
 class Staging implements StagedRows {
@@ -65,8 +67,8 @@ class Staging implements StagedRows {
 const IDLE_PER_STREAM = 2;
 
 /**
- * Staging tables for large compact requests: Memory tables with a stream's structure (`AS` its
- * front table, so the same types and DEFAULTs), one per request in flight, kept for reuse. The
+ * Staging tables for large compact requests: Memory tables of the columns a request names, with
+ * the stream's types, one per request in flight, kept for reuse. The
  * engine parses the request's rows into one while JavaScript parses and checks the same bytes; once
  * the request is accepted and durable, `INSERT INTO <front> SELECT` moves them with the commit's
  * `log_comment` (the engine's native columns, ~1/3 of a JSON insert's cost). A refused request's
@@ -112,7 +114,7 @@ export class StageArea {
   begin(def: StreamDefinition, columns: readonly string[], payload: Buffer): StagedRows {
     const key = `${def.db}.${def.name}`;
     this.stats.started++;
-    const slot = this.takeSlot(key, def).catch((e: unknown) => {
+    const slot = this.takeSlot(key, def, columns).catch((e: unknown) => {
       this.logger?.warn({ err: e, stream: key }, 'staging table could not be made');
       return undefined;
     });
@@ -142,7 +144,7 @@ export class StageArea {
     if (!(rows instanceof Staging)) return false;
     const slot = await rows.slot;
     const n = await rows.staged;
-    if (!slot || n !== count || slot.def !== def) return false;
+    if (!slot || n !== count || slot.def !== def || slot.shape !== rows.columns.join('\u0001')) return false;
     const cols = rows.columns.map(quoteIdent).join(', ');
     await this.engine.query(
       `INSERT INTO ${frontTable(def)} (${cols}) SELECT ${cols} FROM ${quoteIdent(STAGE_DB)}.${quoteIdent(slot.table)}` +
@@ -190,18 +192,29 @@ export class StageArea {
       .catch((e: unknown) => this.logger?.warn({ err: e }, 'staging table could not be dropped'));
   }
 
-  /** An idle staging table made from the stream's current definition, or a new one. */
-  private async takeSlot(key: string, def: StreamDefinition): Promise<Slot> {
+  /**
+   * An idle staging table for these columns of the stream's current definition, or a new one: the
+   * columns alone, with the stream's types and no DEFAULT (eligible() keeps out the columns where
+   * a DEFAULT would matter), so the staging insert only parses (~15% cheaper than a table `AS` the
+   * stream's, which computes `_tp_sn`, `_tp_time` and the other DEFAULTs only to throw them away).
+   */
+  private async takeSlot(key: string, def: StreamDefinition, columns: readonly string[]): Promise<Slot> {
+    const shape = columns.join('\u0001');
     const list = this.idle.get(key) ?? [];
-    while (list.length > 0) {
-      const s = list.pop() as Slot;
-      if (s.def === def) return s;
+    const i = list.findIndex((s) => s.def === def && s.shape === shape);
+    if (i >= 0) return list.splice(i, 1)[0] as Slot;
+    for (const s of list.filter((s) => s.def !== def)) {
+      list.splice(list.indexOf(s), 1);
       this.dropQuietly(s.table);
     }
+    const types = columns.map((name) => {
+      const c = def.columns.find((col) => col.name === name) as StreamDefinition['columns'][number];
+      return `${quoteIdent(name)} ${c.engineType}`;
+    });
     const table = `s${++this.seq}`;
     await this.engine.query(
-      `CREATE TABLE ${quoteIdent(STAGE_DB)}.${quoteIdent(table)} AS ${frontTable(def)} ENGINE = Memory`,
+      `CREATE TABLE ${quoteIdent(STAGE_DB)}.${quoteIdent(table)} (${types.join(', ')}) ENGINE = Memory`,
     );
-    return { table, def };
+    return { table, def, shape };
   }
 }
