@@ -2,7 +2,9 @@
 // (src/stream/stage-area.ts). The rows a staged request lands must be exactly those of the usual
 // insert (values, _tp_sn, _tp_time, DEFAULTs), and a refused one must land nothing.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { STAGE_DB } from '../../src/stream/stage-area.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
 import { assertError, count, createStream, ingestRaw, rows } from '../helpers/streams.ts';
@@ -168,4 +170,61 @@ test('a request naming a non-nullable column with a DEFAULT is not staged (a nul
   const r = await ingestRaw(h, 'plain', body(0, N, ['k', 's', 'f', 'd']), 'application/json');
   assert.equal(r.statusCode, 200, r.body);
   assert.equal(stats().started, before.started);
+});
+
+test('a process killed right after acknowledging staged requests loses nothing and duplicates nothing', async () => {
+  await createStream(h, { name: 'killed', columns: [{ name: 'v', type: 'int32' }] });
+  const dataDir = h.dataDir;
+  await h.stop();
+  const requests = 3;
+  const perRequest = 20_000; // ~160 KB per body: staged
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      fileURLToPath(new URL('../helpers/stream-crash-child.ts', import.meta.url)),
+      dataDir,
+      'killed',
+      String(requests),
+      String(perRequest),
+      'body',
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const [acked, staged] = await new Promise<[Array<{ fromSn: number; count: number }>, { moved: number }]>(
+    (resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        const lines = out.split('\n');
+        if (lines.length >= 3) resolve([JSON.parse(lines[0] as string), JSON.parse(lines[1] as string)]);
+      });
+      child.once('exit', (code) => reject(new Error(`child exited early (${code})`)));
+    },
+  );
+  assert.equal(staged.moved, requests);
+  child.kill('SIGKILL');
+  await new Promise((r) => child.once('exit', r));
+  assert.equal(
+    acked.reduce((n, a) => n + a.count, 0),
+    requests * perRequest,
+  );
+  h = await startHarness({ dataDir });
+  const total = requests * perRequest;
+  assert.deepEqual(
+    await rows(
+      h,
+      'SELECT count(), uniqExact(v), min(v), max(v), min(_tp_sn), max(_tp_sn) FROM default.killed',
+    ),
+    [[total, total, 1000, 1000 + total - 1, 0, total - 1]],
+  );
+  // Each request's rows carry its acknowledged range, in the order the request gave them.
+  for (const [r, a] of acked.entries()) {
+    const got = await rows(
+      h,
+      `SELECT count() FROM default.killed WHERE _tp_sn BETWEEN ${a.fromSn} AND ${a.fromSn + a.count - 1} AND v - ${1000 + r * perRequest} = _tp_sn - ${a.fromSn}`,
+    );
+    assert.deepEqual(got, [[perRequest]]);
+  }
 });
