@@ -77,6 +77,7 @@ const IDLE_PER_STREAM = 2;
 export class StageArea {
   private readonly idle = new Map<string, Slot[]>();
   private seq = 0;
+  private ready = false;
   private readonly stats: StageStats = { started: 0, moved: 0, discarded: 0 };
 
   constructor(
@@ -84,10 +85,23 @@ export class StageArea {
     private readonly logger?: Logger,
   ) {}
 
-  /** Drop what an earlier process left (Memory tables are empty after a restart) and start afresh. */
+  /**
+   * Drop what an earlier process left (Memory tables are empty after a restart) and start afresh.
+   * If the engine refuses, nothing is staged (requests take the usual path).
+   */
   async open(): Promise<void> {
-    await this.engine.query(`DROP DATABASE IF EXISTS ${quoteIdent(STAGE_DB)} SYNC`);
-    await this.engine.query(`CREATE DATABASE ${quoteIdent(STAGE_DB)} ENGINE = Memory`);
+    try {
+      await this.engine.query(`DROP DATABASE IF EXISTS ${quoteIdent(STAGE_DB)} SYNC`);
+      await this.engine.query(`CREATE DATABASE ${quoteIdent(STAGE_DB)} ENGINE = Memory`);
+      this.ready = true;
+    } catch (e) {
+      this.logger?.warn({ err: e }, 'no staging database: large requests are not staged');
+    }
+  }
+
+  /** Whether requests can be staged (the staging database exists). */
+  get available(): boolean {
+    return this.ready;
   }
 
   counters(): StageStats {

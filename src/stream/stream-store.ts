@@ -499,6 +499,7 @@ export class StreamStore {
   ): StagedRows | undefined {
     if (format !== 'compact' || body.length < (this.o.stageMinBytes ?? DEFAULT_STAGE_MIN_BYTES))
       return undefined;
+    if (!this.stage.available) return undefined;
     if (charset !== 'utf-8' && charset !== 'utf8' && charset !== 'us-ascii' && charset !== 'ascii')
       return undefined;
     const found = compactBodyRows(body);
