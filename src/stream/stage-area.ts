@@ -45,9 +45,11 @@ interface Slot {
 class Staging implements StagedRows {
   taken = false;
   moved = false;
+  released = false;
   readonly staged: Promise<number | undefined>;
 
   constructor(
+    readonly key: string,
     readonly slot: Promise<Slot | undefined>,
     readonly columns: readonly string[],
     readonly payload: Buffer,
@@ -77,6 +79,8 @@ const IDLE_PER_STREAM = 2;
 export class StageArea {
   private readonly idle = new Map<string, Slot[]>();
   private seq = 0;
+  /** Per stream: staged requests not yet released. */
+  private readonly inFlight = new Map<string, number>();
   private ready = false;
   private readonly stats: StageStats = { started: 0, moved: 0, discarded: 0 };
 
@@ -124,15 +128,21 @@ export class StageArea {
     return columns.length > 0;
   }
 
+  /** Staged requests of a stream not yet answered. */
+  pending(db: string, name: string): number {
+    return this.inFlight.get(`${db}.${name}`) ?? 0;
+  }
+
   /** Start staging `payload` (rows in JSONCompactEachRow of `columns`) for a stream. */
   begin(def: StreamDefinition, columns: readonly string[], payload: Buffer): StagedRows {
     const key = `${def.db}.${def.name}`;
     this.stats.started++;
+    this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
     const slot = this.takeSlot(key, def, columns).catch((e: unknown) => {
       this.logger?.warn({ err: e, stream: key }, 'staging table could not be made');
       return undefined;
     });
-    return new Staging(slot, columns, payload, async (s) => {
+    return new Staging(key, slot, columns, payload, async (s) => {
       const r = await this.engine.insert(`${STAGE_DB}.${s.table}`, payload, {
         format: 'JSONCompactEachRow',
         columns,
@@ -173,8 +183,12 @@ export class StageArea {
 
   /** The request is done (acknowledged or refused): empty its staging table and keep it for reuse. */
   release(rows: StagedRows): void {
-    if (!(rows instanceof Staging)) return;
+    if (!(rows instanceof Staging) || rows.released) return;
+    rows.released = true;
     rows.taken = true;
+    const left = (this.inFlight.get(rows.key) ?? 1) - 1;
+    if (left > 0) this.inFlight.set(rows.key, left);
+    else this.inFlight.delete(rows.key);
     if (!rows.moved) this.stats.discarded++;
     void (async () => {
       const slot = await rows.slot;

@@ -154,6 +154,11 @@ export class StreamWriter {
     return this.queue.length;
   }
 
+  /** Nothing queued, appending or inserting. */
+  get idle(): boolean {
+    return this.running === undefined && this.queue.length === 0;
+  }
+
   /** Requests and rows acknowledged, WAL appends and engine inserts made, since the writer started. */
   get counters(): WriterCounters {
     return { ...this.count };

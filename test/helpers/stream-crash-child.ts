@@ -23,25 +23,31 @@ const trb = await Tributary.open(
 const requests = Number(requestsArg);
 const perRequest = Number(rowsArg);
 const rowsOf = (r: number) => Array.from({ length: perRequest }, (_, i) => [1000 + r * perRequest + i]);
-const results = await Promise.all(
-  Array.from({ length: requests }, (_, r) =>
-    how === 'body'
-      ? trb.services.streams.ingestBody(
-          'default',
-          stream as string,
-          Buffer.from(JSON.stringify({ columns: ['v'], data: rowsOf(r) })),
-          'compact',
-          'utf-8',
-          { idempotencyId: `child-${r}` },
-        )
-      : trb.services.streams.ingest(
+const results: unknown[] = [];
+if (how === 'body') {
+  // One after another: a large request is staged only when the stream's writer is idle.
+  for (let r = 0; r < requests; r++) {
+    const body = Buffer.from(JSON.stringify({ columns: ['v'], data: rowsOf(r) }));
+    results.push(
+      await trb.services.streams.ingestBody('default', stream as string, body, 'compact', 'utf-8', {
+        idempotencyId: `child-${r}`,
+      }),
+    );
+  }
+} else {
+  results.push(
+    ...(await Promise.all(
+      Array.from({ length: requests }, (_, r) =>
+        trb.services.streams.ingest(
           'default',
           stream as string,
           { columns: ['v'], rows: rowsOf(r) },
           { idempotencyId: `child-${r}` },
         ),
-  ),
-);
+      ),
+    )),
+  );
+}
 process.stdout.write(`${JSON.stringify(results)}\n`);
 if (how === 'body') process.stdout.write(`${JSON.stringify(trb.services.streams.stageCounters())}\n`);
 setInterval(() => {}, 1000);
