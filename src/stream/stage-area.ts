@@ -2,7 +2,7 @@ import type { Engine } from '../engine/engine.ts';
 import { quoteIdent, quoteString } from '../engine/settings-clause.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StreamDefinition } from './stream-definition.ts';
-import { frontTable, INSERT_SETTINGS, ingestComment } from './stream-tables.ts';
+import { frontTable, ingestComment, insertSettings } from './stream-tables.ts';
 
 /** The engine database of the staging tables (dropped and created again at start). */
 export const STAGE_DB = '_tributary_stage';
@@ -146,7 +146,7 @@ export class StageArea {
       const r = await this.engine.insert(`${STAGE_DB}.${s.table}`, payload, {
         format: 'JSONCompactEachRow',
         columns,
-        settings: { ...INSERT_SETTINGS },
+        settings: insertSettings(payload.length),
       });
       return r.rowsWritten;
     });

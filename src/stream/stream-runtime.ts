@@ -8,7 +8,7 @@ import { ProducerMarks, type ProducerPosition } from './producer-marks.ts';
 import type { StageArea } from './stage-area.ts';
 import { type StreamDefinition, streamKey } from './stream-definition.ts';
 import { StreamSchema } from './stream-schema.ts';
-import { type BufferPolicy, frontTable, INSERT_SETTINGS, ingestComment } from './stream-tables.ts';
+import { type BufferPolicy, frontTable, ingestComment, insertSettings } from './stream-tables.ts';
 import { type CommitResult, type InsertUnit, StreamWriter } from './stream-writer.ts';
 import type { DoubtKind } from './value-checks.ts';
 import { inlineInsertSql, maxSn, recoverFromWal, replayTarget } from './wal-recovery.ts';
@@ -246,7 +246,7 @@ export class StreamRuntime {
       await this.o.engine.insert(`${def.db}.${def.name}`, unit.payload, {
         format: unit.format,
         ...(unit.columns ? { columns: unit.columns } : {}),
-        settings: { log_comment: comment, ...INSERT_SETTINGS },
+        settings: { log_comment: comment, ...insertSettings(unit.payload.length) },
         lane: unit.derived ? 'stream' : 'system',
       });
       this.flusher?.inserted(unit.count, unit.payload.length);
