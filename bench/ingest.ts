@@ -179,7 +179,10 @@ export default async function main(args: string[] = []): Promise<void> {
       const rows = makeRows(n, offset);
       offset += n;
       // Baselines: the same rows, already encoded, inserted straight into a MergeTree: as
-      // JSONCompactEachRow (what a compact body carries) and as JSONEachRow (the NDJSON body itself).
+      // JSONCompactEachRow (what a compact body carries) and as JSONEachRow (the NDJSON body itself),
+      // with the engine's default settings; the third is the first with parallel parsing off, as
+      // Tributary's own inserts below 10 MiB run (src/stream/stream-tables.ts insertSettings), to
+      // compare like with like. The ratios use the first two.
       const baselines = [
         {
           format: 'JSONCompactEachRow',
@@ -197,6 +200,18 @@ export default async function main(args: string[] = []): Promise<void> {
           payload: ndjsonBody(rows),
           case: {
             label: `raw chDB insert, JSONEachRow -> MergeTree, ${n} rows`,
+            rates: [],
+            paired: [],
+            peakRss: 0,
+            cores: [],
+          } as Case,
+        },
+        {
+          format: 'JSONCompactEachRow',
+          payload: Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n')),
+          settings: { input_format_parallel_parsing: 0 },
+          case: {
+            label: `raw chDB insert, JSONCompactEachRow, no parallel parsing, ${n} rows`,
             rates: [],
             paired: [],
             peakRss: 0,
@@ -231,6 +246,7 @@ export default async function main(args: string[] = []): Promise<void> {
             await engine.insert('default.raw_baseline', b.payload, {
               format: b.format,
               ...(b.format === 'JSONCompactEachRow' ? { columns: COLUMNS } : {}),
+              ...('settings' in b ? { settings: b.settings } : {}),
             });
             inserted += n;
           }
