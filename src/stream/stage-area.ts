@@ -1,7 +1,8 @@
 import type { Engine } from '../engine/engine.ts';
 import { quoteIdent, quoteString } from '../engine/settings-clause.ts';
 import type { Logger } from '../log/logger.ts';
-import type { StreamDefinition } from './stream-definition.ts';
+import type { PayloadFormat } from './ingest-batch.ts';
+import { type StreamDefinition, TP_SN, TP_TIME } from './stream-definition.ts';
 import { frontTable, ingestComment, insertSettings } from './stream-tables.ts';
 
 /** The engine database of the staging tables (dropped and created again at start). */
@@ -17,6 +18,8 @@ const INSERTABLE = /^[A-Za-z0-9_]+$/;
  * finds it taken and inserts the payload as usual).
  */
 export interface StagedRows {
+  readonly format: PayloadFormat;
+  /** The staging table's columns (for JSONEachRow, every column a row may give). */
   readonly columns: readonly string[];
   /** The bytes staged: a request's JSONCompactEachRow rows, a view of its body. */
   readonly payload: Buffer;
@@ -51,6 +54,7 @@ class Staging implements StagedRows {
   constructor(
     readonly key: string,
     readonly slot: Promise<Slot | undefined>,
+    readonly format: PayloadFormat,
     readonly columns: readonly string[],
     readonly payload: Buffer,
     insert: (slot: Slot) => Promise<number>,
@@ -128,13 +132,35 @@ export class StageArea {
     return columns.length > 0;
   }
 
+  /**
+   * The staging columns of JSONEachRow requests (rows may give any column or leave it out): every
+   * stored column but `_tp_time`, when none of them has a DEFAULT (a left-out key takes the type's
+   * default in both tables then); undefined when the stream is not eligible. A row giving
+   * `_tp_time` makes the staging insert fail (unknown fields are refused), and the usual insert runs.
+   */
+  static objectColumns(def: StreamDefinition): string[] | undefined {
+    if (def.storageType !== 'hybrid') return undefined;
+    const columns: string[] = [];
+    for (const c of def.columns) {
+      if (c.alias || c.name === TP_SN || c.name === TP_TIME) continue;
+      if (c.default || !INSERTABLE.test(c.name)) return undefined;
+      columns.push(c.name);
+    }
+    return columns.length > 0 ? columns : undefined;
+  }
+
   /** Staged requests of a stream not yet answered. */
   pending(db: string, name: string): number {
     return this.inFlight.get(`${db}.${name}`) ?? 0;
   }
 
-  /** Start staging `payload` (rows in JSONCompactEachRow of `columns`) for a stream. */
-  begin(def: StreamDefinition, columns: readonly string[], payload: Buffer): StagedRows {
+  /** Start staging `payload` (rows in `format`, of `columns`) for a stream. */
+  begin(
+    def: StreamDefinition,
+    format: PayloadFormat,
+    columns: readonly string[],
+    payload: Buffer,
+  ): StagedRows {
     const key = `${def.db}.${def.name}`;
     this.stats.started++;
     this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
@@ -142,11 +168,12 @@ export class StageArea {
       this.logger?.warn({ err: e, stream: key }, 'staging table could not be made');
       return undefined;
     });
-    return new Staging(key, slot, columns, payload, async (s) => {
+    return new Staging(key, slot, format, columns, payload, async (s) => {
       const r = await this.engine.insert(`${STAGE_DB}.${s.table}`, payload, {
-        format: 'JSONCompactEachRow',
-        columns,
-        settings: insertSettings(payload.length),
+        format,
+        ...(format === 'JSONCompactEachRow'
+          ? { columns, settings: insertSettings(payload.length) }
+          : { settings: { ...insertSettings(payload.length), input_format_skip_unknown_fields: 0 } }),
       });
       return r.rowsWritten;
     });

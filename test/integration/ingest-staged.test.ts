@@ -24,6 +24,10 @@ before(async () => {
   h = await startHarness();
   for (const name of ['staged', 'plain', 'refused', 'engine_refused', 'crashy', 'altered', 'many'])
     await createStream(h, { name, columns: COLS });
+  // NDJSON rows may leave any column out: staged only for streams without DEFAULTs.
+  const NO_DEFAULTS = COLS.filter((c) => !c.default);
+  for (const name of ['nd_staged', 'nd_plain', 'nd_time'])
+    await createStream(h, { name, columns: NO_DEFAULTS });
 });
 
 after(() => h.close());
@@ -231,4 +235,55 @@ test('a process killed right after acknowledging staged requests loses nothing a
     );
     assert.deepEqual(got, [[perRequest]]);
   }
+});
+
+function ndjson(from: number, n: number, row: (k: number) => Record<string, unknown> = () => ({})): string {
+  return Array.from({ length: n }, (_, i) => {
+    const k = from + i;
+    // Every third row leaves `f` out (it takes the type's default, 0, either way).
+    const o: Record<string, unknown> = { k, s: `value-${k}-${'x'.repeat(20)}` };
+    if (k % 3 !== 0) o.f = k * 0.5;
+    return JSON.stringify({ ...o, ...row(k) });
+  }).join('\n');
+}
+
+test('a large NDJSON request is staged and lands exactly the rows of the usual insert', async () => {
+  const before = stats();
+  const text = ndjson(0, N);
+  assert.ok(Buffer.byteLength(text) >= 128 * 1024);
+  assert.equal((await ingestRaw(h, 'nd_staged', text, 'application/x-ndjson')).statusCode, 200);
+  assert.equal(stats().moved, before.moved + 1);
+  // The same rows, with a blank line (never staged: the engine would stop there; Tributary collapses it).
+  const blank = text.replace('\n', '\n\n');
+  assert.equal((await ingestRaw(h, 'nd_plain', blank, 'application/x-ndjson')).statusCode, 200);
+  assert.equal(stats().started, before.started + 1);
+  const cols = 'k, s, f, _tp_sn';
+  const a = await rows(h, `SELECT ${cols} FROM default.nd_staged ORDER BY _tp_sn`);
+  const b = await rows(h, `SELECT ${cols} FROM default.nd_plain ORDER BY _tp_sn`);
+  assert.equal(a.length, N);
+  assert.deepEqual(a, b);
+  assert.deepEqual(a[3], [3, `value-3-${'x'.repeat(20)}`, 0, 3]);
+  assert.deepEqual(await rows(h, 'SELECT count(DISTINCT _tp_time) FROM default.nd_staged'), [[1]]);
+});
+
+test('an NDJSON request giving _tp_time is not taken from the staging table (its times are kept)', async () => {
+  const before = stats();
+  const text = ndjson(0, N, (k) => (k === N - 1 ? { _tp_time: '2020-01-02T03:04:05.678Z' } : {}));
+  assert.equal((await ingestRaw(h, 'nd_time', text, 'application/x-ndjson')).statusCode, 200);
+  assert.equal(stats().started, before.started + 1);
+  assert.equal(stats().moved, before.moved);
+  assert.equal(await count(h, 'nd_time'), N);
+  assert.deepEqual(await rows(h, `SELECT toString(_tp_time) FROM default.nd_time WHERE k = ${N - 1}`), [
+    ['2020-01-02 03:04:05.678'],
+  ]);
+  assert.deepEqual(
+    await rows(h, 'SELECT countIf(toYear(_tp_time) = 2020), count(DISTINCT _tp_time) FROM default.nd_time'),
+    [[1, 2]],
+  );
+});
+
+test('NDJSON requests into a stream with a DEFAULT are not staged', async () => {
+  const before = stats();
+  assert.equal((await ingestRaw(h, 'plain', ndjson(0, N), 'application/x-ndjson')).statusCode, 200);
+  assert.equal(stats().started, before.started);
 });

@@ -373,6 +373,7 @@ test('a free engine waits for an append that can join its insert instead of inse
 test('a request with staged rows is an insert of its own, carrying them; the others are still merged', async () => {
   const h = await setup(() => false, 20);
   const staged = {
+    format: 'JSONCompactEachRow' as const,
     columns: ['v'],
     payload: Buffer.from('[5],[6]'),
     staged: Promise.resolve(2),
