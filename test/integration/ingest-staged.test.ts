@@ -287,3 +287,25 @@ test('NDJSON requests into a stream with a DEFAULT are not staged', async () => 
   assert.equal((await ingestRaw(h, 'plain', ndjson(0, N), 'application/x-ndjson')).statusCode, 200);
   assert.equal(stats().started, before.started);
 });
+
+test('a staged request of several engine blocks (over 10 MiB) keeps its row order in _tp_sn', async () => {
+  await createStream(h, {
+    name: 'big',
+    columns: [
+      { name: 'k', type: 'int64' },
+      { name: 's', type: 'string' },
+    ],
+  });
+  const n = 400_000;
+  const data = Array.from({ length: n }, (_, k) => [k, `row-${k}-padding-padding`]);
+  const text = JSON.stringify({ columns: ['k', 's'], data });
+  assert.ok(Buffer.byteLength(text) > 10 * 1024 * 1024);
+  const moved = stats().moved;
+  const r = await ingestRaw(h, 'big', text, 'application/json');
+  assert.equal(r.statusCode, 200, r.body);
+  assert.equal(stats().moved, moved + 1);
+  assert.deepEqual(
+    await rows(h, 'SELECT count(), countIf(_tp_sn = k), min(_tp_sn), max(_tp_sn) FROM default.big'),
+    [[n, n, 0, n - 1]],
+  );
+});
