@@ -21,7 +21,7 @@ export interface StagedRows {
   readonly format: PayloadFormat;
   /** The staging table's columns (for JSONEachRow, every column a row may give). */
   readonly columns: readonly string[];
-  /** The bytes staged: a request's JSONCompactEachRow rows, a view of its body. */
+  /** The bytes staged: a view of the request body (its JSONCompactEachRow rows, or the NDJSON). */
   readonly payload: Buffer;
   /** Rows the engine staged, or undefined when it refused them (the usual insert then reports why). */
   readonly staged: Promise<number | undefined>;
