@@ -136,6 +136,8 @@ const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
 interface Case {
   label: string;
   rates: number[];
+  /** Per round: this case's rate over the compact raw baseline's rate measured just before it. */
+  paired: number[];
   peakRss: number;
   cores: number[];
 }
@@ -177,7 +179,10 @@ export default async function main(args: string[] = []): Promise<void> {
       const rows = makeRows(n, offset);
       offset += n;
       // Baselines: the same rows, already encoded, inserted straight into a MergeTree: as
-      // JSONCompactEachRow (what a compact body carries) and as JSONEachRow (the NDJSON body itself).
+      // JSONCompactEachRow (what a compact body carries) and as JSONEachRow (the NDJSON body itself),
+      // with the engine's default settings; the third is the first with parallel parsing off, as
+      // Tributary's own inserts below 10 MiB run (src/stream/stream-tables.ts insertSettings), to
+      // compare like with like. The ratios use the first two.
       const baselines = [
         {
           format: 'JSONCompactEachRow',
@@ -185,6 +190,7 @@ export default async function main(args: string[] = []): Promise<void> {
           case: {
             label: `raw chDB insert, JSONCompactEachRow -> MergeTree, ${n} rows`,
             rates: [],
+            paired: [],
             peakRss: 0,
             cores: [],
           } as Case,
@@ -195,6 +201,19 @@ export default async function main(args: string[] = []): Promise<void> {
           case: {
             label: `raw chDB insert, JSONEachRow -> MergeTree, ${n} rows`,
             rates: [],
+            paired: [],
+            peakRss: 0,
+            cores: [],
+          } as Case,
+        },
+        {
+          format: 'JSONCompactEachRow',
+          payload: Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n')),
+          settings: { input_format_parallel_parsing: 0 },
+          case: {
+            label: `raw chDB insert, JSONCompactEachRow, no parallel parsing, ${n} rows`,
+            rates: [],
+            paired: [],
             peakRss: 0,
             cores: [],
           } as Case,
@@ -210,6 +229,7 @@ export default async function main(args: string[] = []): Promise<void> {
           http.push({
             label: `HTTP ${format}, ${n} rows/request, ${c} in flight`,
             rates: [],
+            paired: [],
             peakRss: 0,
             cores: [],
           });
@@ -226,6 +246,7 @@ export default async function main(args: string[] = []): Promise<void> {
             await engine.insert('default.raw_baseline', b.payload, {
               format: b.format,
               ...(b.format === 'JSONCompactEachRow' ? { columns: COLUMNS } : {}),
+              ...('settings' in b ? { settings: b.settings } : {}),
             });
             inserted += n;
           }
@@ -258,6 +279,7 @@ export default async function main(args: string[] = []): Promise<void> {
             );
             c.cores.push(coresSince(cpu1, performance.now() - t1));
             c.rates.push((load.requests * n) / load.seconds);
+            c.paired.push((c.rates.at(-1) as number) / (baselines[0].case.rates.at(-1) as number));
             c.peakRss = Math.max(c.peakRss, rss.peak);
             if (load.failures > 0)
               console.log(`    ${c.label}: ${load.failures} failed requests, first: ${load.firstError}`);
@@ -287,6 +309,16 @@ export default async function main(args: string[] = []): Promise<void> {
         console.log(
           `    (per round, rows/s, ${b.format}: ${b.case.rates.map((r) => Math.round(r)).join(' / ')})`,
         );
+      // A loaded machine moves the baseline between rounds (3x seen): the ratio to the baseline of
+      // the same round, taken seconds apart, is steadier than the ratio of the medians.
+      for (const c of http)
+        console.log(
+          `    (${c.label}: vs raw of the same round ${c.paired.map((r) => `${(r * 100).toFixed(0)}%`).join(' / ')}, median ${pct(median(c.paired), 1)})`,
+        );
+      const staged = streams.stageCounters();
+      console.log(
+        `    (large requests staged while checked, so far: ${staged.started} started, ${staged.moved} moved, ${staged.discarded} discarded)`,
+      );
     }
     if (clients.length > 0) await manyClients(trb, address, clients, rounds, seconds);
     console.log(`  peak RSS of the whole run: ${mb(process.resourceUsage().maxRSS * 1024)}`);

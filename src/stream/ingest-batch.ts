@@ -1,6 +1,7 @@
 import { err } from '../errors/tributary-error.ts';
 import type { ParsedRows } from './ingest-body.ts';
 import type { ProducerTag } from './producer-marks.ts';
+import type { StagedRows } from './stage-area.ts';
 import type { StreamSchema } from './stream-schema.ts';
 import { type DoubtKind, type DoubtSink, LossyNumber } from './value-checks.ts';
 
@@ -23,6 +24,8 @@ export interface PreparedBatch {
   readonly idempotencyId?: string;
   /** The producer tag of the write (producer-marks.ts). */
   readonly producer?: ProducerTag;
+  /** `payload`'s rows, already parsed by the engine into a staging table (stage-area.ts). */
+  staged?: StagedRows;
 }
 
 export interface PrepareOptions {

@@ -154,6 +154,57 @@ function compactRowsSlice(b: Buffer, offset: number, blankLines: boolean): Buffe
   return cleanSlice(b, i + 1, e, blankLines);
 }
 
+/**
+ * A canonical compact body's column list and rows, found from its bytes alone (no JSON.parse):
+ * for staging a large request's rows while it is parsed and checked (stage-area.ts). Undefined when
+ * the body is not plainly `{"columns": [...], "data": [...]}` or has a blank line. The rows are the
+ * same view of the body `parseIngestBody` answers as the passthrough, so the two can be compared.
+ */
+export function compactBodyRows(body: Buffer): { columns: string[]; rows: Buffer } | undefined {
+  const offset = bomLength(body);
+  if (hasBlankLineBytes(body)) return undefined;
+  let i = skipWs(body, offset);
+  if (body[i] !== 0x7b) return undefined;
+  i = expectKey(body, i + 1, 'columns');
+  if (i < 0 || body[i] !== 0x5b) return undefined;
+  const end = skipComposite(body, i);
+  if (end < 0) return undefined;
+  let columns: unknown;
+  try {
+    columns = JSON.parse(body.toString('utf8', i, end));
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(columns) || !columns.every((c) => typeof c === 'string')) return undefined;
+  const rows = compactRowsSlice(body, offset, false);
+  return rows ? { columns, rows } : undefined;
+}
+
+/**
+ * An NDJSON body's bytes for the engine (JSONEachRow), found without parsing: the same view of
+ * the body `parseIngestBody` answers as the passthrough. Undefined for a body with a blank line or
+ * one not starting with an object.
+ */
+export function streamingBodyRows(body: Buffer): Buffer | undefined {
+  if (hasBlankLineBytes(body)) return undefined;
+  const offset = bomLength(body);
+  if (body[skipWs(body, offset)] !== 0x7b) return undefined;
+  return cleanSlice(body, offset, body.length, false);
+}
+
+function bomLength(body: Buffer): number {
+  return body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+}
+
+/** A newline followed by whitespace holding another newline (as hasBlankLine, on the bytes). */
+function hasBlankLineBytes(body: Buffer): boolean {
+  for (let nl = body.indexOf(0x0a); nl >= 0; nl = body.indexOf(0x0a, nl + 1)) {
+    const next = skipWs(body, nl + 1);
+    if (body.lastIndexOf(0x0a, next - 1) > nl) return true;
+  }
+  return false;
+}
+
 function parseCompact(body: Buffer, charset: string, lossless = false): ParsedRows {
   const { text, utf8, offset } = decode(body, charset);
   if (text.trim() === '') malformed('the body is empty; expected {"columns": [...], "data": [[...], ...]}');

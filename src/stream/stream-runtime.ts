@@ -5,9 +5,10 @@ import { BufferFlusher } from './buffer-flusher.ts';
 import type { CommittedRange } from './committed-range-notifier.ts';
 import { IdempotencyWindow } from './idempotency-window.ts';
 import { ProducerMarks, type ProducerPosition } from './producer-marks.ts';
+import type { StageArea } from './stage-area.ts';
 import { type StreamDefinition, streamKey } from './stream-definition.ts';
 import { StreamSchema } from './stream-schema.ts';
-import { type BufferPolicy, frontTable, INSERT_SETTINGS, ingestComment } from './stream-tables.ts';
+import { type BufferPolicy, frontTable, ingestComment, insertSettings } from './stream-tables.ts';
 import { type CommitResult, type InsertUnit, StreamWriter } from './stream-writer.ts';
 import type { DoubtKind } from './value-checks.ts';
 import { inlineInsertSql, maxSn, recoverFromWal, replayTarget } from './wal-recovery.ts';
@@ -25,6 +26,8 @@ export interface RuntimeOptions {
   maxGroupBytes?: number;
   publish: (key: string, range: CommittedRange) => void;
   hooks: () => { skipEngineInsert?: (db: string, name: string) => boolean };
+  /** Where large requests' rows are staged while checked (absent: never staged). */
+  stage?: StageArea;
 }
 
 /** Names the chDB insert call accepts (it refuses quoting); others go through an INSERT statement. */
@@ -227,6 +230,13 @@ export class StreamRuntime {
   private async insert(unit: InsertUnit): Promise<void> {
     const def = this.def;
     if (this.o.hooks().skipEngineInsert?.(def.db, def.name)) return;
+    const staged = unit.staged;
+    if (staged && this.o.stage && staged.take()) {
+      if (await this.o.stage.move(staged, def, unit.first, unit.time, unit.count)) {
+        this.flusher?.inserted(unit.count, unit.payload.length);
+        return;
+      }
+    }
     const comment = ingestComment(unit.first, unit.time);
     const simple =
       INSERTABLE.test(def.db) &&
@@ -236,7 +246,7 @@ export class StreamRuntime {
       await this.o.engine.insert(`${def.db}.${def.name}`, unit.payload, {
         format: unit.format,
         ...(unit.columns ? { columns: unit.columns } : {}),
-        settings: { log_comment: comment, ...INSERT_SETTINGS },
+        settings: { log_comment: comment, ...insertSettings(unit.payload.length) },
         lane: unit.derived ? 'stream' : 'system',
       });
       this.flusher?.inserted(unit.count, unit.payload.length);

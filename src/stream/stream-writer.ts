@@ -11,6 +11,7 @@ import {
   type ProducerPosition,
   positionAfter,
 } from './producer-marks.ts';
+import type { StagedRows } from './stage-area.ts';
 import type { WalRecordHeader } from './wal-record.ts';
 import type { AppendMark, WriteAheadLog } from './write-ahead-log.ts';
 
@@ -35,6 +36,8 @@ export interface InsertUnit {
    * engine's `stream` sessions with the views' steps, so it never delays other streams' commits.
    */
   readonly derived?: boolean;
+  /** The one request of this insert has its rows staged already: the insert moves them. */
+  readonly staged?: StagedRows;
 }
 
 /** What a writer has done: how many requests and rows each WAL append and engine insert carried. */
@@ -149,6 +152,11 @@ export class StreamWriter {
 
   get queuedRequests(): number {
     return this.queue.length;
+  }
+
+  /** Nothing queued, appending or inserting. */
+  get idle(): boolean {
+    return this.running === undefined && this.queue.length === 0;
   }
 
   /** Requests and rows acknowledged, WAL appends and engine inserts made, since the writer started. */
@@ -381,13 +389,17 @@ export class StreamWriter {
     return group;
   }
 
-  /** Same-shaped batches form one run (one WAL record, one insert); runs keep first-come order. */
+  /**
+   * Same-shaped batches form one run (one WAL record, one insert); runs keep first-come order. A
+   * request with staged rows is a run of its own (its insert moves them).
+   */
   private buildRuns(group: Pending[], firstSn: number, time: number): Run[] {
-    const byShape = new Map<string, Pending[]>();
+    const byShape = new Map<string | StagedRows, Pending[]>();
     for (const p of group) {
-      const list = byShape.get(p.batch.shape);
+      const shape = p.batch.staged ?? p.batch.shape;
+      const list = byShape.get(shape);
       if (list) list.push(p);
-      else byShape.set(p.batch.shape, [p]);
+      else byShape.set(shape, [p]);
     }
     const runs: Run[] = [];
     let sn = firstSn;
@@ -414,6 +426,7 @@ export class StreamWriter {
         count,
         time,
         ...(items.every((p) => p.batch.producer) ? { derived: true } : {}),
+        ...(b0.staged ? { staged: b0.staged } : {}),
       };
       const header: WalRecordHeader = {
         first: sn,
@@ -521,6 +534,7 @@ function bytesOf(d: Durable): number {
 
 function sameShape(a: InsertUnit, b: InsertUnit): boolean {
   if (a.format !== b.format || a.time !== b.time || !!a.derived !== !!b.derived) return false;
+  if (a.staged || b.staged) return false;
   const ca = a.columns ?? [];
   const cb = b.columns ?? [];
   return ca.length === cb.length && ca.every((c, i) => c === cb[i]);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TributaryError } from '../../src/errors/tributary-error.ts';
 import {
+  compactBodyRows,
   type ParsedRows,
   parseIngestBody,
   parseNumber,
@@ -146,4 +147,27 @@ test('raw: the whole body is one row of column raw; lines: one row per non-empty
   assert.deepEqual(compact(parseIngestBody(Buffer.from('caf\xe9\n', 'latin1'), 'lines', 'latin1')).rows, [
     ['café'],
   ]);
+});
+
+test('compactBodyRows: the columns and the same rows view as the parse, from the bytes alone', () => {
+  const body = b('\ufeff { "columns" : ["a", "b"], "data": [[1,"x"],\n [2,"]]},[\\"y"]] } ');
+  const found = compactBodyRows(body);
+  assert.ok(found);
+  assert.deepEqual(found.columns, ['a', 'b']);
+  const parsed = parseIngestBody(body, 'compact');
+  assert.ok(parsed.passthrough);
+  assert.equal(found.rows.buffer, parsed.passthrough.buffer);
+  assert.equal(found.rows.byteOffset, parsed.passthrough.byteOffset);
+  assert.equal(found.rows.length, parsed.passthrough.length);
+  assert.equal(found.rows.toString(), '[1,"x"],\n [2,"]]},[\\"y"]');
+  // Not found: other shapes, bad column lists, and bodies with a blank line (the engine would stop there).
+  for (const text of [
+    '{"data":[[1]],"columns":["a"]}',
+    '{"columns":"a","data":[[1]]}',
+    '{"columns":[1],"data":[[1]]}',
+    '{"columns":["a"],"data":[[1]],"x":1}',
+    '[[1]]',
+    '{"columns":["a"],"data":[[1],\n \n[2]]}',
+  ])
+    assert.equal(compactBodyRows(b(text)), undefined, text);
 });

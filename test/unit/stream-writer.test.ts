@@ -369,3 +369,39 @@ test('a free engine waits for an append that can join its insert instead of inse
   );
   assert.deepEqual(writer.counters, { requests: 3, rows: 3, appends: 3, inserts: 2 });
 });
+
+test('a request with staged rows is an insert of its own, carrying them; the others are still merged', async () => {
+  const h = await setup(() => false, 20);
+  const staged = {
+    format: 'JSONCompactEachRow' as const,
+    columns: ['v'],
+    payload: Buffer.from('[5],[6]'),
+    staged: Promise.resolve(2),
+    take: () => true,
+  };
+  const first = h.writer.submit(batch([1]));
+  // Queued while the first is written: the staged one between two ordinary ones.
+  const results = await Promise.all([
+    first,
+    h.writer.submit(batch([2, 3])),
+    h.writer.submit(batch([5, 6], { staged })),
+    h.writer.submit(batch([7])),
+  ]);
+  assert.deepEqual(
+    results.map((r) => r.fromSn),
+    [0, 1, 4, 3],
+  );
+  const units = h.inserts.map((u) => [u.first, u.count, u.staged === staged]);
+  // [1] alone; then the group's ordinary requests as one run ([2,3] and [7]), the staged [5,6]
+  // a run and an insert of its own.
+  assert.deepEqual(units, [
+    [0, 1, false],
+    [1, 3, false],
+    [4, 2, true],
+  ]);
+  assert.deepEqual(await walRecords(h.wal), [
+    [0, 1],
+    [1, 3],
+    [4, 2],
+  ]);
+});
