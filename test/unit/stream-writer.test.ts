@@ -37,7 +37,31 @@ interface Harness {
   table: Map<number, string>;
 }
 
-async function setup(refuse: (unit: InsertUnit) => boolean = () => false, delayMs = 2): Promise<Harness> {
+/** Holds whoever waits on it until `open()`; `entered` resolves when the first waiter arrives. */
+function gate(): { wait: () => Promise<void>; open: () => void; entered: Promise<void> } {
+  let open!: () => void;
+  let enter!: () => void;
+  const opened = new Promise<void>((r) => {
+    open = r;
+  });
+  const entered = new Promise<void>((r) => {
+    enter = r;
+  });
+  return {
+    wait: () => {
+      enter();
+      return opened;
+    },
+    open,
+    entered,
+  };
+}
+
+/** `delay`: ms each engine insert takes, or a wait it must pass (a gate the test opens). */
+async function setup(
+  refuse: (unit: InsertUnit) => boolean = () => false,
+  delay: number | (() => Promise<void>) = 2,
+): Promise<Harness> {
   const dir = await mkdtemp(join(tmpdir(), 'tributary-writer-'));
   dirs.push(dir);
   const wal = await WriteAheadLog.open(dir);
@@ -52,7 +76,7 @@ async function setup(refuse: (unit: InsertUnit) => boolean = () => false, delayM
     idempotency: new IdempotencyWindow(),
     marks: new ProducerMarks(),
     insert: async (unit) => {
-      await new Promise((r) => setTimeout(r, delayMs));
+      await (typeof delay === 'number' ? new Promise((r) => setTimeout(r, delay)) : delay());
       if (refuse(unit))
         throw new Error('Code: 27. DB::Exception: Cannot parse input (CANNOT_PARSE_INPUT_ASSERTION_FAILED)');
       inserts.push(unit);
@@ -250,13 +274,15 @@ async function walTimes(wal: WriteAheadLog): Promise<number[]> {
 }
 
 test('groups made durable while the engine inserts share a commit time and reach it as one insert', async () => {
-  const h = await setup(() => false, 60);
+  const engine = gate();
+  const h = await setup(() => false, engine.wait);
   const a = h.writer.submit(batch([1]));
-  await walHolds(h.wal, 1); // A is with the engine for 60 ms
+  await engine.entered; // A is with the engine until the gate opens
   const b = h.writer.submit(batch([2, 3]));
   await walHolds(h.wal, 2); // B is durable, waiting for the engine
   const c = h.writer.submit(batch([4]));
   await walHolds(h.wal, 3); // C too, in its own WAL record
+  engine.open();
   assert.deepEqual(await Promise.all([a, b, c]), [
     { fromSn: 0, count: 1 },
     { fromSn: 1, count: 2 },
@@ -292,13 +318,15 @@ test('groups made durable while the engine inserts share a commit time and reach
 });
 
 test('a merged insert the engine refuses: only the guilty request fails, the WAL and numbering stay exact', async () => {
-  const h = await setup((unit) => unit.payload.toString().includes('666'), 40);
+  const engine = gate();
+  const h = await setup((unit) => unit.payload.toString().includes('666'), engine.wait);
   const a = h.writer.submit(batch([1]));
-  await walHolds(h.wal, 1);
+  await engine.entered; // A is with the engine until the gate opens
   const b = h.writer.submit(batch([2]));
   await walHolds(h.wal, 2);
   const bad = h.writer.submit(batch([666]));
   await walHolds(h.wal, 3);
+  engine.open();
   const c = h.writer.submit(batch([3]));
   const [ra, rb, rbad, rc] = await Promise.allSettled([a, b, bad, c]);
   assert.deepEqual(ra, { status: 'fulfilled', value: { fromSn: 0, count: 1 } });
@@ -327,14 +355,15 @@ test('a free engine waits for an append that can join its insert instead of inse
   dirs.push(dir);
   const real = await WriteAheadLog.open(dir);
   wals.push(real);
-  // The third append (C's) is slow: it is still being written when the engine finishes A.
-  const appendDelays = [5, 5, 150];
+  // The third append (C's) is held: it is still being written when the engine finishes A.
+  const slowAppend = gate();
+  const engine = gate();
   let appends = 0;
   const wal = new Proxy(real, {
     get(target, prop, receiver) {
       if (prop === 'append')
         return async (...args: Parameters<WriteAheadLog['append']>) => {
-          await new Promise((r) => setTimeout(r, appendDelays[appends++] ?? 0));
+          if (appends++ === 2) await slowAppend.wait();
           return target.append(...args);
         };
       const v = Reflect.get(target, prop, receiver);
@@ -349,16 +378,21 @@ test('a free engine waits for an append that can join its insert instead of inse
     idempotency: new IdempotencyWindow(),
     marks: new ProducerMarks(),
     insert: async (unit) => {
-      await new Promise((r) => setTimeout(r, unit.first === 0 ? 100 : 2));
+      if (unit.first === 0) await engine.wait();
       inserts.push(unit);
     },
     onCommitted: () => undefined,
   });
   const a = writer.submit(batch([1]));
-  await walHolds(real, 1); // A goes to the engine for 100 ms
+  await engine.entered; // A is with the engine until its gate opens
   const b = writer.submit(batch([2]));
   await walHolds(real, 2); // B is durable at once
-  const c = writer.submit(batch([3])); // C's append takes 150 ms, ending after A's insert
+  const c = writer.submit(batch([3]));
+  await slowAppend.entered; // C's append is being written
+  engine.open(); // A's insert ends while C's append is still in flight
+  for (let i = 0; i < 500 && inserts.length === 0; i++) await new Promise((r) => setTimeout(r, 2));
+  await new Promise((r) => setTimeout(r, 20)); // the free engine must wait for C, not insert B alone
+  slowAppend.open();
   await Promise.all([a, b, c]);
   assert.deepEqual(
     inserts.map((u) => [u.first, u.count]),
