@@ -26,6 +26,7 @@ import {
   type TranslateExpression,
   withCreateQuery,
 } from './define-stream.ts';
+import { engineRowsBatch } from './engine-rows-batch.ts';
 import { type PrepareOptions, prepareBatch, toJsonValue } from './ingest-batch.ts';
 import { type ParsedRows, parseIngestBody } from './ingest-body.ts';
 import type { IngestFormat } from './ingest-format.ts';
@@ -466,6 +467,25 @@ export class StreamStore {
       const prior = options.idempotencyId ? rt.priorCommit(options.idempotencyId) : undefined;
       if (prior) return Promise.resolve(prior);
       return this.commit(rt, parseIngestBody(body, format, charset), options);
+    });
+  }
+
+  /**
+   * Ingest rows the engine produced (a materialized view's step output) as JSONCompactEachRow
+   * lines of `columns`: the engine wrote them from values of its own types, so they are not parsed
+   * or checked value by value here (the engine insert refuses any that do not fit the stream, and
+   * the write fails as a whole). Columns are still checked by name: each must be writable.
+   */
+  async ingestEngineRows(
+    db: string,
+    name: string,
+    columns: readonly string[],
+    lines: readonly string[],
+    options: IngestOptions = {},
+  ): Promise<CommitResult> {
+    return this.gated(db, name, () => {
+      const rt = this.runtime(db, name);
+      return rt.writer.submit(engineRowsBatch(rt.schema, columns, lines, options));
     });
   }
 
