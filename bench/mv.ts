@@ -9,7 +9,9 @@
 // view's output commits are recorded the same way on its target. A tail view writes its input's
 // rows in order, so output row k is input row k: the lag of an output commit is its time minus the
 // commit time of the input row it ends with. "kept up" is the rows every view wrote divided by
-// the time from the first input commit until the last view wrote its last row.
+// the time from the first input commit until the last view wrote its last row. Each run also
+// prints the process CPU (cores) and how busy the main thread was; with MV_KINDS=1 the run's engine
+// calls per kind (calls/s, engine-reported ms/s, wall ms/s incl. waiting for a session).
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,6 +22,7 @@ import { DEFAULTS } from '../src/config/config.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { parseViewQuery } from '../src/views/view-store.ts';
 import { option, percentile } from './bench-args.ts';
+import { countEngineCalls } from './engine-call-kinds.ts';
 
 interface RunResult {
   inputRows: number;
@@ -28,6 +31,10 @@ interface RunResult {
   lagP50: number;
   lagP99: number;
   drainedMs: number;
+  /** Process CPU (user + system) over the run, in cores. */
+  cpuCores: number;
+  /** The main thread's event loop utilization over the run (0-1). */
+  mainThread: number;
 }
 
 async function drive(
@@ -121,11 +128,15 @@ async function run(
     );
   }
   const firstAt = performance.now();
+  const cpu0 = process.cpuUsage();
+  const elu0 = performance.eventLoopUtilization();
   const input = await drive(trb, src, seconds, batch, writers);
   // Let every view drain (bounded: a view that cannot keep up is reported as such).
   const deadline = performance.now() + 120_000;
   while (performance.now() < deadline && names.some((n) => (outputCount.get(n) ?? 0) < input.rows))
     await new Promise((r) => setTimeout(r, 50));
+  const cpu = process.cpuUsage(cpu0);
+  const elu = performance.eventLoopUtilization(elu0);
   for (const u of unsubs) u();
   const written = [...outputCount.values()].reduce((a, b) => a + b, 0);
   const drainedMs = lastOutputAt - firstAt;
@@ -139,6 +150,8 @@ async function run(
     lagP50: percentile(lags, 50),
     lagP99: percentile(lags, 99),
     drainedMs,
+    cpuCores: (cpu.user + cpu.system) / 1000 / (performance.now() - firstAt),
+    mainThread: elu.utilization,
   };
 }
 
@@ -165,21 +178,32 @@ export default async function main(args: string[]): Promise<void> {
   const writers = Number(option(args, 'writers', '2'));
   const dataDir = await mkdtemp(join(tmpdir(), 'tributary-bench-mv-'));
   const trb = await Tributary.open(
-    { ...DEFAULTS, dataDir, port: 0, host: '127.0.0.1', adminPassword: 'bench-password', logLevel: 'silent' },
+    {
+      ...DEFAULTS,
+      dataDir,
+      port: 0,
+      host: '127.0.0.1',
+      adminPassword: 'bench-password',
+      logLevel: 'silent',
+    },
     silentLogger(),
   );
   try {
+    const kinds = process.env.MV_KINDS ? countEngineCalls(trb.services.engine) : undefined;
     console.log(`mv bench: ${seconds} s of ${writers} writers x ${batch}-row ingests per run`);
     const raw = await rawIngest(trb, seconds, batch, writers);
     console.log(`raw ingest (no views): ${Math.round(raw)} events/s`);
     console.log(
-      'views | input events/s | kept up (events/s per view) | lag p50 | lag p99 | last output after',
+      'views | input events/s | kept up (events/s per view) | lag p50 | lag p99 | last output after | CPU cores | main thread busy',
     );
     for (const n of counts) {
+      kinds?.reset();
       const r = await run(trb, n, seconds, batch, writers);
       console.log(
-        `${String(n).padStart(5)} | ${String(Math.round(r.inputPerSec)).padStart(14)} | ${String(Math.round(r.keptUpPerSec)).padStart(27)} | ${r.lagP50.toFixed(0).padStart(5)} ms | ${r.lagP99.toFixed(0).padStart(5)} ms | ${(r.drainedMs / 1000).toFixed(1)} s`,
+        `${String(n).padStart(5)} | ${String(Math.round(r.inputPerSec)).padStart(14)} | ${String(Math.round(r.keptUpPerSec)).padStart(27)} | ${r.lagP50.toFixed(0).padStart(5)} ms | ${r.lagP99.toFixed(0).padStart(5)} ms | ${(r.drainedMs / 1000).toFixed(1)} s | ${r.cpuCores.toFixed(2)} | ${(r.mainThread * 100).toFixed(0)}%`,
       );
+      // Diagnostics (MV_KINDS=1): the run's engine calls per kind, per second of the run.
+      if (kinds) console.log(kinds.report(r.drainedMs / 1000));
     }
   } finally {
     await trb.close();

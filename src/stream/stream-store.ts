@@ -26,6 +26,7 @@ import {
   type TranslateExpression,
   withCreateQuery,
 } from './define-stream.ts';
+import { engineRowsBatch } from './engine-rows-batch.ts';
 import { type PreparedBatch, type PrepareOptions, prepareBatch, toJsonValue } from './ingest-batch.ts';
 import { compactBodyRows, type ParsedRows, parseIngestBody, streamingBodyRows } from './ingest-body.ts';
 import type { IngestFormat } from './ingest-format.ts';
@@ -521,6 +522,25 @@ export class StreamStore {
   /** Large requests staged while checked, and what became of them (stage-area.ts). */
   stageCounters(): StageStats {
     return this.stage.counters();
+  }
+
+  /**
+   * Ingest rows the engine produced (a materialized view's step output) as JSONCompactEachRow
+   * lines of `columns`: the engine wrote them from values of its own types, so they are not parsed
+   * or checked value by value here (the engine insert refuses any that do not fit the stream, and
+   * the write fails as a whole). Columns are still checked by name: each must be writable.
+   */
+  async ingestEngineRows(
+    db: string,
+    name: string,
+    columns: readonly string[],
+    lines: readonly string[],
+    options: IngestOptions = {},
+  ): Promise<CommitResult> {
+    return this.gated(db, name, () => {
+      const rt = this.runtime(db, name);
+      return rt.writer.submit(engineRowsBatch(rt.schema, columns, lines, options));
+    });
   }
 
   /** Ingest rows already parsed by an in-process producer; values are JSON values, bigint, Date. */

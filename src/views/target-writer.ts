@@ -52,10 +52,12 @@ export class TargetWriter implements ResultSink {
       // The branches of a UNION each write as a producer of their own (their tags are apart).
       const producerId = tag?.branch ? `${this.o.producerId}.u${tag.branch}` : this.o.producerId;
       if (tag && !tagAfter(tag, streams.lastProducerTag(db, target, producerId))) return;
-      const body = this.body(rows);
-      await streams.ingestBody(db, target, body, 'compact', 'utf-8', {
-        ...(tag ? { producer: { id: producerId, tag: { seq: tag.seq, part: tag.part } } } : {}),
-      });
+      const options = tag ? { producer: { id: producerId, tag: { seq: tag.seq, part: tag.part } } } : {};
+      const { columns, lines, sameTypes } = this.writable(rows);
+      // Values of the target's own column types, as the engine wrote them, go in as they are;
+      // any other values are checked as an ingest body's are.
+      if (sameTypes) await streams.ingestEngineRows(db, target, columns, lines, options);
+      else await streams.ingestBody(db, target, compactBody(columns, lines), 'compact', 'utf-8', options);
       this.counters.rows += rows.length;
       this.counters.writes++;
       this.counters.lastWriteAt = Date.now();
@@ -64,10 +66,18 @@ export class TargetWriter implements ResultSink {
     }
   }
 
-  /** A compact ingest body of the rows, with only the columns the target has. */
-  private body(rows: readonly string[]): Buffer {
+  /**
+   * The rows with only the columns the target has (booleans made what its column takes), and
+   * whether each of those columns has the result column's own type.
+   */
+  private writable(rows: readonly string[]): {
+    columns: string[];
+    lines: readonly string[];
+    sameTypes: boolean;
+  } {
     const def = this.o.streams.require(this.o.db, this.o.target).value;
-    const writable = new Set(def.columns.filter((c) => !c.alias).map((c) => c.name));
+    const types = new Map(def.columns.filter((c) => !c.alias).map((c) => [c.name, c.type]));
+    const writable = new Set(types.keys());
     const keep = this.header.flatMap((c, i) => (writable.has(c.name) && c.name !== '_tp_sn' ? [i] : []));
     const columns = keep.map((i) => (this.header[i] as ResultColumn).name);
     const converts = boolConversions(this.header, def.columns);
@@ -78,6 +88,14 @@ export class TargetWriter implements ResultSink {
         return stringify(keep.map((i) => converts.get(i)?.(row[i]) ?? row[i])) ?? '[]';
       });
     }
-    return Buffer.from(`{"columns":${JSON.stringify(columns)},"data":[${data.join(',')}]}`);
+    const sameTypes =
+      converts.size === 0 &&
+      keep.every((i) => types.get(this.header[i]?.name ?? '') === this.header[i]?.type);
+    return { columns, lines: data, sameTypes };
   }
+}
+
+/** A compact ingest body of JSONCompactEachRow lines of `columns`. */
+function compactBody(columns: readonly string[], lines: readonly string[]): Buffer {
+  return Buffer.from(`{"columns":${JSON.stringify(columns)},"data":[${lines.join(',')}]}`);
 }

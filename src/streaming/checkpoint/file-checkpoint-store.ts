@@ -41,6 +41,8 @@ export class FileCheckpointStore implements CheckpointStore {
   /** The number of the checkpoint in force (-1 before the first). */
   private current = -1;
   private loaded = false;
+  /** The directory exists (made once, not at every journal append). */
+  private dirMade = false;
 
   private readonly prefix: string;
 
@@ -88,7 +90,7 @@ export class FileCheckpointStore implements CheckpointStore {
 
   async save(checkpoint: ExecutionCheckpoint): Promise<void> {
     if (!this.loaded) await this.load();
-    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    await this.makeDir();
     const number = this.current + 1;
     const tables = await this.tables.save(number, checkpoint.tables);
     const body: CheckpointFile = { format: FORMAT, number, checkpoint: { ...checkpoint, tables } };
@@ -108,8 +110,14 @@ export class FileCheckpointStore implements CheckpointStore {
   }
 
   async append(entry: JournalEntry): Promise<void> {
-    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    await this.makeDir();
     await this.journalFile.append(entry);
+  }
+
+  private async makeDir(): Promise<void> {
+    if (this.dirMade) return;
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    this.dirMade = true;
   }
 
   async journal(): Promise<JournalEntry[]> {
@@ -128,6 +136,7 @@ export class FileCheckpointStore implements CheckpointStore {
     // Nested stores' tables (their directories go with this one's).
     await this.tables.dropNested();
     await rm(this.dir, { recursive: true, force: true });
+    this.dirMade = false;
     this.current = -1;
   }
 
