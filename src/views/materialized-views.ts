@@ -616,8 +616,18 @@ export class MaterializedViews {
       else if (!c.name.startsWith('_tp_')) columns.push({ name: c.name, type: c.type });
     }
     if (time && /^datetime64/i.test(time.type)) columns.push(time);
+    // A result that selects `_tp_delta` (a changelog: `SELECT ..., _tp_delta FROM changelog(s, k)`)
+    // keeps it: the target is a changelog stream, whose readers see each row's sign.
+    const changelog = header.some((c) => c.name === '_tp_delta');
     await this.deps.streams.create(
-      { db, name, columns, windowColumnsAllowed: true, description: `target of materialized view ${name}` },
+      {
+        db,
+        name,
+        columns,
+        windowColumnsAllowed: true,
+        description: `target of materialized view ${name}`,
+        ...(changelog ? { mode: 'changelog' } : {}),
+      },
       actor,
     );
   }
