@@ -34,7 +34,7 @@ import { bindChangelogFunctions } from './changelog-input.ts';
 import { changelogRowsSql } from './changelog-rows.ts';
 import { DedupStates } from './dedup-state.ts';
 import { applyEmitLast } from './emit-last.ts';
-import { type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
+import { followsNestedAggregation, type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
 import { ALIGN_PREV_SN, ALIGN_PREV_UNTIL, ALIGN_UNTIL } from './join-alignment.ts';
 import { inlineJoinCte } from './join-cte-inline.ts';
 import { joinDeltaOf, leftChangelogStream, qualifiedDelta } from './join-delta.ts';
@@ -296,7 +296,12 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   const aggregating = isAggregation(select);
   const wf = aggregating ? windowFunction(select.from) : undefined;
   const shape: QueryShape = !aggregating ? 'tail' : wf ? 'window' : 'global';
-  const policy = resolveEmitPolicy(emit, shape);
+  const policy = followsNestedAggregation(
+    resolveEmitPolicy(emit, shape),
+    emit,
+    children,
+    select.groupBy !== undefined,
+  );
 
   // EMIT CHANGELOG over a versioned_kv stream read alone: its changelog, from its whole history
   // (the latest row per key first, then each new version retracting the previous one).
