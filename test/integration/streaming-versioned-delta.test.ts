@@ -110,19 +110,28 @@ test('lag() through a CTE, a nested CTE and a view over a CTE (0013_changelog_st
   await nested.cancel();
 });
 
-test('a materialized view selecting _tp_delta writes a changelog stream its readers see signed (0013_changelog_stream4 ids 1, 4)', async () => {
+test('a materialized view selecting _tp_delta stores it in its target: tails see the signs, aggregations the rows (0013_changelog_stream4 ids 1, 4, 10)', async () => {
   const s = await api.createStream('clmv', '(i int32, k1 int32, k2 string)');
   await api.exec(
     `CREATE MATERIALIZED VIEW ${s}_mv AS (WITH cte AS (SELECT i, k1, k2, _tp_delta FROM changelog(${s}, k2)) SELECT i, k1, k2, _tp_delta FROM cte)`,
   );
+  // As Proton's inner stream: an append stream with an int8 _tp_delta column.
   const described = await api.get(`/v1beta2/streams/${s}_mv`);
   assert.equal(described.status, 200);
-  assert.equal(((await described.json()) as { mode: string }).mode, 'changelog');
+  const target = (await described.json()) as { mode: string; columns: { name: string; type: string }[] };
+  assert.equal(target.mode, 'append');
+  assert.equal(target.columns.find((c) => c.name === '_tp_delta')?.type, 'int8');
   const q = await api.start(`SELECT i, k1, k2, _tp_delta FROM (SELECT * FROM ${s}_mv)`);
+  // The rows as written count once each: the view's -1 rows are rows of an append stream.
+  const counted = await api.start(
+    `SELECT k2, count(), sum(_tp_delta) FROM ${s}_mv GROUP BY k2 EMIT ON UPDATE`,
+  );
   await api.exec(`INSERT INTO ${s} (i, k1, k2) VALUES (4, 3, 'a')`);
   await q.waitForRows(1);
+  await counted.waitForRows(1);
   await api.exec(`INSERT INTO ${s} (i, k1, k2) VALUES (2, 3, 'a')`);
   await q.waitForRows(3);
+  await counted.waitForRows(2);
   await api.exec(`INSERT INTO ${s} (i, k1, k2) VALUES (2, 5, 'b')`);
   assert.deepEqual(await settled(q, 4), [
     [4, 3, 'a', 1],
@@ -130,5 +139,11 @@ test('a materialized view selecting _tp_delta writes a changelog stream its read
     [2, 3, 'a', 1],
     [2, 5, 'b', 1],
   ]);
+  assert.deepEqual(await settled(counted, 3), [
+    ['a', 1, 1],
+    ['a', 3, 1],
+    ['b', 1, 1],
+  ]);
   await q.cancel();
+  await counted.cancel();
 });
