@@ -74,6 +74,11 @@ export interface StreamSpec {
    */
   windowColumnsAllowed?: boolean;
   /**
+   * The implicit target of a materialized view whose result selects `_tp_delta`: an ordinary
+   * int8 column of an append stream, as in Proton's inner streams (the sign is stored, not acted on).
+   */
+  deltaColumnAllowed?: boolean;
+  /**
    * The SETTINGS clause as written. The stream settings above may also arrive here (`mode`,
    * `event_time_column`, `storage_type`, `logstore_retention_*`, `version_column`, `shards`,
    * `replicas`/`replication_factor`); a typed field wins over the same setting.
@@ -273,7 +278,7 @@ export function defineStream(spec: StreamSpec, options: DefineOptions = {}): Str
     if (colName === TP_DELTA) {
       if (parsed.name !== 'int8')
         throw err('ILLEGAL_COLUMN', { detail: `The type of _tp_delta column must be int8, got ${type}` });
-      if (!isChangelogMode(mode)) {
+      if (!isChangelogMode(mode) && !spec.deltaColumnAllowed) {
         throw err('ILLEGAL_COLUMN', {
           detail: 'Column _tp_delta is only allowed in changelog and changelog_kv streams',
         });

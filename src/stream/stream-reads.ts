@@ -126,9 +126,19 @@ function latestPerKeySource(def: StreamDefinition, where?: string, from = frontT
       ? quoteIdent(TP_SN)
       : `(${quoteIdent(def.versionColumn)}, ${quoteIdent(TP_SN)})`;
   const tuple = `tuple(${carried.map(quoteIdent).join(', ')})`;
+  // In the stream's column order (`SELECT *` shows them so); key expressions that are not
+  // columns first, `_tp_sn` last.
+  const keyItems = new Map(keys.map((k, i) => [keyAlias(def, k, i), `${k} AS ${keyAlias(def, k, i)}`]));
+  const carriedItems = new Map(
+    carried.map((c, i) => [quoteIdent(c), `tupleElement(__tp_latest, ${i + 1}) AS ${quoteIdent(c)}`]),
+  );
+  const ordered = [...def.columns.map((c) => quoteIdent(c.name)), quoteIdent(TP_SN)];
   const outer = [
-    ...keys.map((k, i) => `${k} AS ${keyAlias(def, k, i)}`),
-    ...carried.map((c, i) => `tupleElement(__tp_latest, ${i + 1}) AS ${quoteIdent(c)}`),
+    ...[...keyItems].filter(([name]) => !ordered.includes(name)).map(([, item]) => item),
+    ...ordered.flatMap((name) => {
+      const item = keyItems.get(name) ?? carriedItems.get(name);
+      return item ? [item] : [];
+    }),
   ];
   const inner = `SELECT ${keys.join(', ')}, argMax(${tuple}, ${order}) AS __tp_latest FROM ${from}${where ? ` WHERE ${where}` : ''} GROUP BY ${keys.join(', ')}`;
   let sql = `SELECT ${outer.join(', ')} FROM (${inner})`;

@@ -4,8 +4,9 @@ import { isStreamingQuery } from '../sql/analyzer/streaming.ts';
 import type { Query } from '../sql/ast/query.ts';
 import { parseQuery } from '../sql/parser/parse.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
-import { type StreamDefinition, streamKey } from '../stream/stream-definition.ts';
+import { type StreamDefinition, streamKey, TP_DELTA } from '../stream/stream-definition.ts';
 import { historicalSource, joinRightRowsSource } from '../stream/stream-reads.ts';
+import { withVersionedDelta } from './versioned-kv-delta.ts';
 import { qualifyReferences } from './view-references.ts';
 
 /** What the resolver needs of the stream layer. */
@@ -145,16 +146,19 @@ export class CatalogResolver implements TableResolver {
   ): ResolvedTable {
     const kv = def.mode === 'versioned_kv' || def.mode === 'changelog_kv';
     const columns = def.columns.filter((c) => !c.alias).map((c) => ({ name: c.name, type: c.type }));
+    // A versioned_kv stream's rows are each the insert of a version: `_tp_delta` reads as 1
+    // (versioned-kv-delta.ts); `*` does not show it.
+    const versioned = def.mode === 'versioned_kv';
     return {
       kind,
       database: def.db,
       name,
-      engineSql: historicalSource(def),
+      engineSql: versioned ? withVersionedDelta(historicalSource(def)) : historicalSource(def),
       ...(def.mode === 'changelog_kv' ? { joinRightSql: joinRightRowsSource(def) } : {}),
       streamKey: streamKey(def.db, def.name),
       columns,
       // The latest-per-key subquery lists _tp_sn explicitly; `*` must not show it.
-      ...(kv ? { hiddenColumns: ['_tp_sn'] } : {}),
+      ...(kv ? { hiddenColumns: versioned ? ['_tp_sn', TP_DELTA] : ['_tp_sn'] } : {}),
     };
   }
 

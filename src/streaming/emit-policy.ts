@@ -84,3 +84,23 @@ export function resolveEmitPolicy(emit: EmitClause | undefined, shape: QueryShap
       };
   }
 }
+
+/**
+ * A global aggregation written without EMIT PERIODIC / ON UPDATE over a nested global
+ * aggregation (`SELECT count(*), sum(cnt) FROM (SELECT id, count() AS cnt ... GROUP BY id EMIT
+ * PERIODIC 1s)`), with no GROUP BY, emits when its input changes, i.e. at each emit of the nested one that changed
+ * something, as in Proton (0013_changelog_stream3 id 55: one outer row per inner emit 1 s apart),
+ * rather than on a 2 s timer of its own that skips some of them.
+ */
+export function followsNestedAggregation(
+  policy: EmitPolicy,
+  written: EmitClause | undefined,
+  children: readonly { readonly program: { readonly shape: string } }[],
+  grouped: boolean,
+): EmitPolicy {
+  // Grouped, a periodic emit sends every group and ON UPDATE only the changed ones: kept periodic.
+  if (policy.shape !== 'global' || grouped || written?.periodic || written?.onUpdate) return policy;
+  if (children.length === 0 || !children.every((c) => c.program.shape === 'global')) return policy;
+  const { periodicMs: _timer, ...rest } = policy;
+  return { ...rest, onUpdate: true };
+}

@@ -2,7 +2,7 @@ import { err } from '../errors/tributary-error.ts';
 import { isAggregation } from '../sql/analyzer/query-facts.ts';
 import { call, ident, num } from '../sql/ast/build.ts';
 import type { Expr, FunctionCall } from '../sql/ast/expression.ts';
-import type { FromItem, SelectQuery } from '../sql/ast/query.ts';
+import type { FromItem, SelectQuery, WithItem } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
 import { replace } from '../sql/ast/walk.ts';
 import { substreamKey } from './substreams.ts';
@@ -138,7 +138,7 @@ export function rewriteLags(select: SelectQuery): LagRewrite | undefined {
     throw err('NOT_IMPLEMENTED', { detail: 'lag() over a join is not supported in streaming queries' });
   }
   // Inner: the rows that pass WHERE, numbered in ingest order, with the carried arrays.
-  const from = select.from ? carrySn(select.from) : undefined;
+  const from = select.from ? carrySn(select.from, select.with) : undefined;
   const inner: SelectQuery = {
     kind: 'Select',
     distinct: false,
@@ -199,7 +199,8 @@ export function rewriteLags(select: SelectQuery): LagRewrite | undefined {
  * Rows are ordered by `_tp_sn`: a FROM subquery that only filters and projects (`SELECT a, b FROM
  * (SELECT ... FROM s WHERE ...)`) passes it on, at every level, so lag() can order by it.
  */
-function carrySn(from: FromItem): FromItem {
+function carrySn(item: FromItem, ctes?: readonly WithItem[]): FromItem {
+  const from = inlineCte(item, ctes);
   if (from.kind !== 'SubqueryTable' || from.query.kind !== 'Select') return from;
   const q = from.query;
   if (isAggregation(q) || q.distinct || q.limit || q.limitBy || q.from?.kind === 'Join') return from;
@@ -211,9 +212,23 @@ function carrySn(from: FromItem): FromItem {
   const query: SelectQuery = {
     ...q,
     columns: named ? q.columns : [...q.columns, ident('_tp_sn')],
-    ...(q.from ? { from: carrySn(q.from) } : {}),
+    ...(q.from ? { from: carrySn(q.from, q.with) } : {}),
   };
   return { ...from, query };
+}
+
+/**
+ * A CTE read in FROM (`WITH c AS (SELECT a FROM s) SELECT lag(a) FROM c`) as the subquery it
+ * names, so `_tp_sn` can be passed on through it as through any subquery (0013_changelog_stream7
+ * ids 41, 44).
+ */
+function inlineCte(from: FromItem, ctes: readonly WithItem[] | undefined): FromItem {
+  if (from.kind !== 'Table' || from.database !== undefined) return from;
+  const cte = ctes?.find(
+    (w): w is Extract<WithItem, { kind: 'Cte' }> => w.kind === 'Cte' && w.name === from.name,
+  );
+  if (cte?.query.kind !== 'Select') return from;
+  return { kind: 'SubqueryTable', query: cte.query, alias: from.alias ?? from.name, span: from.span };
 }
 
 /** A JSON value as an engine literal. */

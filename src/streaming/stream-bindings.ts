@@ -153,8 +153,15 @@ export class StreamBinder {
     return undefined;
   }
 
-  /** A resolver for the translator: placeholders resolve to range reads with markers. */
-  resolver(rangeSql: (source: BoundSource) => string): TableResolver {
+  /**
+   * A resolver for the translator: placeholders resolve to range reads with markers. `readsDelta`:
+   * whether the range read of a versioned_kv stream adds its `_tp_delta` (versioned-kv-delta.ts),
+   * which `*` then does not show.
+   */
+  resolver(
+    rangeSql: (source: BoundSource) => string,
+    readsDelta: (source: BoundSource) => boolean = () => false,
+  ): TableResolver {
     const base = this.ctx.resolver;
     return {
       ...base,
@@ -168,8 +175,11 @@ export class StreamBinder {
           const r = base.resolve(source.definition.db, source.definition.name);
           // The range read exposes `_tp_sn` (a materialized column `*` would not show); keep it out of `*`.
           const virtual = r?.virtualColumns ?? [];
+          const versioned = source.definition.mode === 'versioned_kv';
+          const baseHidden = (r?.hiddenColumns ?? []).filter((c) => !versioned || c !== '_tp_delta');
+          const delta = versioned && readsDelta(source) ? ['_tp_delta'] : [];
           const hiddenColumns = [
-            ...new Set([...(r?.hiddenColumns ?? []), '_tp_sn', ...virtual.map((v) => v.name)]),
+            ...new Set([...baseHidden, '_tp_sn', ...delta, ...virtual.map((v) => v.name)]),
           ];
           const engineSql = virtual.length
             ? `(SELECT *, ${virtual.map((v) => `${v.engineSql} AS ${quoteIdentifier(v.name)}`).join(', ')} FROM ${rangeSql(source)})`

@@ -35,7 +35,7 @@ import { changelogRowsSql } from './changelog-rows.ts';
 import { DedupStates } from './dedup-state.ts';
 import { distinctAsDedup } from './distinct-rewrite.ts';
 import { applyEmitLast } from './emit-last.ts';
-import { type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
+import { followsNestedAggregation, type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
 import { ALIGN_PREV_SN, ALIGN_PREV_UNTIL, ALIGN_UNTIL } from './join-alignment.ts';
 import { inlineJoinCte } from './join-cte-inline.ts';
 import { joinDeltaOf, leftChangelogStream, qualifiedDelta } from './join-delta.ts';
@@ -64,6 +64,12 @@ import { type BindingContext, type BoundSource, StreamBinder } from './stream-bi
 import type { AggregationProgram, ChildProgram, StreamingProgram } from './streaming-program.ts';
 import { overToSubstreams, substreamKey } from './substreams.ts';
 import { withTableNameQualifiers } from './table-name-qualifiers.ts';
+import {
+  changelogTailSource,
+  readsVersionedDelta,
+  withDeltaColumn,
+  withVersionedDelta,
+} from './versioned-kv-delta.ts';
 import type { WindowShape } from './watermark.ts';
 import { intervalOf, type WindowInterval } from './window-interval.ts';
 import { checkWindowTime, windowSourceItem } from './window-time-check.ts';
@@ -314,7 +320,24 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   const aggregating = isAggregation(select);
   const wf = aggregating ? windowFunction(select.from) : undefined;
   const shape: QueryShape = !aggregating ? 'tail' : wf ? 'window' : 'global';
-  const policy = resolveEmitPolicy(emit, shape);
+  const policy = followsNestedAggregation(
+    resolveEmitPolicy(emit, shape),
+    emit,
+    children,
+    select.groupBy !== undefined,
+  );
+
+  // EMIT CHANGELOG over a versioned_kv stream read alone: its changelog, from its whole history
+  // (the latest row per key first, then each new version retracting the previous one).
+  const versionedTail =
+    policy.changelog && shape === 'tail' ? changelogTailSource(select, sources) : undefined;
+  if (versionedTail && !conversions.has(versionedTail.index)) {
+    const def = versionedTail.definition;
+    conversions.set(versionedTail.index, { from: rangeSource(def), keys: def.keyColumns });
+    startAfter[versionedTail.index] = -1;
+    if (ctx.committedSn(versionedTail.key) >= 0) backfill = true;
+    select = withDeltaColumn(carryDelta(select));
+  }
 
   // EMIT CHANGELOG: `_tp_delta` is produced by the executor; take it out of the select list.
   let changelog: StreamingProgram['changelog'];
@@ -342,6 +365,11 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   // A window over one stream judges lateness insert by insert inside a step (`__TRB_LATE__` in
   // the stream's range read, streaming-execution.ts insertWatermarksSql), once set below.
   const insertLate: { source?: number; used: boolean } = { used: false };
+  // A versioned_kv stream read on its own (no join) reads `_tp_delta` as 1 unless converted to
+  // its changelog (versioned-kv-delta.ts); set once the joins are planned.
+  let plainReads = false;
+  const versionedDelta = (s: BoundSource) =>
+    plainReads && readsVersionedDelta(s) && !conversions.has(s.index);
   const rangeSql = (s: BoundSource) => {
     const conversion = conversions.get(s.index);
     if (conversion) {
@@ -363,15 +391,17 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     const versions = s.kind === 'stream' ? latestSources.get(s.index) : undefined;
     if (s.kind === 'stream' && keyed !== undefined)
       return lastVersionsByKey(s.definition, P.lo(s.index), P.hi(s.index), keyed);
-    if (s.kind === 'stream' && versions !== undefined)
-      return versions === 1
-        ? latestRowsUpTo(s.definition, P.hi(s.index))
-        : lastVersionsUpTo(s.definition, P.hi(s.index), versions);
+    if (s.kind === 'stream' && versions !== undefined) {
+      if (versions !== 1) return lastVersionsUpTo(s.definition, P.hi(s.index), versions);
+      const latest = latestRowsUpTo(s.definition, P.hi(s.index));
+      return versionedDelta(s) ? withVersionedDelta(latest) : latest;
+    }
     const late = s.index === insertLate.source ? ` AND ${P.late}` : '';
     if (late) insertLate.used = true;
-    return `(SELECT *, _tp_sn FROM ${s.kind === 'stream' ? rangeSource(s.definition) : s.table} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}${late}${ordered ? ' ORDER BY _tp_sn' : ''})`;
+    const delta = versionedDelta(s) ? ', toInt8(1) AS _tp_delta' : '';
+    return `(SELECT *, _tp_sn${delta} FROM ${s.kind === 'stream' ? rangeSource(s.definition) : s.table} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}${late}${ordered ? ' ORDER BY _tp_sn' : ''})`;
   };
-  const ranged: TableResolver = binder.resolver(rangeSql);
+  const ranged: TableResolver = binder.resolver(rangeSql, versionedDelta);
   // `table(s)` joined with a stream reads its snapshot (join-planner.ts), once planned.
   const snapshots = new Map<string, ResolvedTable>();
   const resolver: TableResolver = {
@@ -432,6 +462,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   }
   const snapshotTables = joins.snapshots.map((s) => s.table);
   let join = joins.program;
+  plainReads = !join && joins.snapshots.length === 0;
   if (!join && joins.snapshots.length > 0) {
     // A changelog input joined with table(...): its rows keep their `_tp_delta` through the join;
     // a versioned_kv stream's new version retracts its previous one from the query's start.

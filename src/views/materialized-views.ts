@@ -611,13 +611,24 @@ export class MaterializedViews {
   ): Promise<void> {
     const columns: ColumnSpec[] = [];
     let time: ColumnSpec | undefined;
+    // A result that selects `_tp_delta` (`SELECT ..., _tp_delta FROM changelog(s, k)`) keeps it as
+    // an int8 column of the (append) target, as Proton's inner stream does: a tail of the view
+    // reads each row's sign, an aggregation over it reads the rows as they were written.
     for (const c of header) {
       if (c.name === '_tp_time') time = { name: '_tp_time', type: c.type, default: "now64(3, 'UTC')" };
+      else if (c.name === '_tp_delta') columns.push({ name: c.name, type: 'int8' });
       else if (!c.name.startsWith('_tp_')) columns.push({ name: c.name, type: c.type });
     }
     if (time && /^datetime64/i.test(time.type)) columns.push(time);
     await this.deps.streams.create(
-      { db, name, columns, windowColumnsAllowed: true, description: `target of materialized view ${name}` },
+      {
+        db,
+        name,
+        columns,
+        windowColumnsAllowed: true,
+        deltaColumnAllowed: true,
+        description: `target of materialized view ${name}`,
+      },
       actor,
     );
   }

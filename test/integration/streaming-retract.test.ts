@@ -609,3 +609,28 @@ test('rows filtered out before a retracting aggregation cause no periodic emit (
   ]);
   await q.cancel();
 });
+
+test('a global aggregation over a nested one with its own EMIT PERIODIC: one outer row per inner change (0013_changelog_stream3 id 55)', async () => {
+  const s = await api.createStream('nested_follow', '(id int32, name string, val float64)');
+  const q = await api.start(
+    `WITH sub AS (SELECT id, count() AS cnt, min(val) AS min_val, max(val) AS max_val FROM changelog(${s}, name) GROUP BY id EMIT PERIODIC 200ms) SELECT count(*), sum(cnt), min(min_val), max(max_val) FROM sub`,
+  );
+  // changelog(s, name): rows of one name in one insert give its last row only.
+  const inserts = [
+    "(1, 'a', 11.5), (2, 'a', 33.5)", // id 2: {33.5}
+    "(1, 'b', 22.5), (2, 'b', 22.5)", // id 2: {33.5, 22.5}
+    "(1, 'c', 33.5), (2, 'c', 11.5)", // id 2: {33.5, 22.5, 11.5}
+    "(1, 'b', 44.5), (2, 'b', 44.5)", // b's 22.5 retracted: id 2: {33.5, 11.5, 44.5}
+  ];
+  for (const [n, values] of inserts.entries()) {
+    await api.exec(`INSERT INTO ${s} (id, name, val) VALUES ${values}`);
+    await q.waitForRows(n + 1);
+  }
+  assert.deepEqual(await settled(q, 4), [
+    [1, 1, 33.5, 33.5],
+    [1, 2, 22.5, 33.5],
+    [1, 3, 11.5, 33.5],
+    [1, 3, 11.5, 44.5],
+  ]);
+  await q.cancel();
+});
