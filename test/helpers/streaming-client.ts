@@ -245,6 +245,15 @@ export class StreamingQuery {
   }
 
   /**
+   * Every row once `count` rows arrived and then none for `quietMs` (with no row expected, the
+   * quiet period is longer: it is all that shows a wrongly sent row).
+   */
+  async settle(count: number, quietMs = count > 0 ? 400 : 800): Promise<Row[]> {
+    if (count > 0) await this.waitForRows(count);
+    return this.waitForQuiet(quietMs);
+  }
+
+  /**
    * Wait until the executor has started reading at least `n` source rows in total (the metrics
    * event's scanned_rows, sent every second). Inserts made after this land in a later step, so
    * they are a separate batch for the watermark.

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { assertSameRows, StreamingApi, type StreamingQuery } from '../helpers/streaming-client.ts';
+import { assertSameRows, StreamingApi } from '../helpers/streaming-client.ts';
 
 let api: StreamingApi;
 before(async () => {
@@ -15,11 +15,6 @@ before(async () => {
 after(async () => {
   await api.close();
 });
-
-async function settled(q: StreamingQuery, count: number): Promise<unknown[][]> {
-  if (count > 0) await q.waitForRows(count);
-  return q.waitForQuiet(count > 0 ? 400 : 800);
-}
 
 test('ASOF JOIN of two append streams: the closest of the last keep_versions right rows of the key', async () => {
   const l = await api.createStream('al', '(i int32, s string)');
@@ -41,13 +36,13 @@ test('ASOF JOIN of two append streams: the closest of the last keep_versions rig
   await api.exec(`INSERT INTO ${r} (ii, ss) VALUES (4, 's1'), (6, 's3')`);
   await inner.waitForQuiet(300);
   await api.exec(`INSERT INTO ${l} (i, s) VALUES (0, 's1'), (4, 's3')`);
-  assertSameRows(await settled(inner, 4), [
+  assertSameRows(await inner.settle(4), [
     [0, 1, 's1'],
     [2, 3, 's3'],
     [0, 2, 's1'],
     [4, 6, 's3'],
   ]);
-  assertSameRows(await settled(leftJ, 5), [
+  assertSameRows(await leftJ.settle(5), [
     [0, 1, 's1'],
     [2, 3, 's3'],
     [5, 0, 's1'],
@@ -71,13 +66,13 @@ test('LATEST JOIN of two append streams: the last right row of the key when the 
   await api.exec(`INSERT INTO ${r} (ii, ss) VALUES (4, 'a')`);
   await inner.waitForQuiet(300);
   await api.exec(`INSERT INTO ${l} (i, s) VALUES (40, 'a'), (50, 'b')`);
-  assertSameRows(await settled(inner, 4), [
+  assertSameRows(await inner.settle(4), [
     [10, 2],
     [20, 3],
     [40, 4],
     [50, 3],
   ]);
-  assertSameRows(await settled(leftJ, 5), [
+  assertSameRows(await leftJ.settle(5), [
     [10, 2],
     [20, 3],
     [30, 0],
@@ -127,7 +122,7 @@ async function alignedRun(kind: 'ASOF' | 'LATEST', rightMode = ''): Promise<void
   await put(l, 1, 'ttt1', 8);
   // The right side reached 6: t1 (4) and tt1 (5) are joined with what it had at their times
   // (nothing); ttt1 (8) waits. Unaligned, ttt1 would meet t2 at once.
-  assertSameRows(await settled(leftJ, 2), [
+  assertSameRows(await leftJ.settle(2), [
     ['t1', ''],
     ['tt1', ''],
   ]);
@@ -137,11 +132,11 @@ async function alignedRun(kind: 'ASOF' | 'LATEST', rightMode = ''): Promise<void
   assert.equal((await inner.waitForQuiet(500)).length, 0);
   // The right side reaches 10: ttt1 (8) and tttt1 (9) meet tt2 (7), not ttt2 (10).
   await put(r, 1, 'ttt2', 10);
-  assertSameRows(await settled(inner, 2), [
+  assertSameRows(await inner.settle(2), [
     ['ttt1', 'tt2'],
     ['tttt1', 'tt2'],
   ]);
-  assertSameRows(await settled(leftJ, 4), [
+  assertSameRows(await leftJ.settle(4), [
     ['t1', ''],
     ['tt1', ''],
     ['ttt1', 'tt2'],
@@ -179,17 +174,17 @@ test('join_quiesce_threshold_ms: left rows waiting for a quiet right side are jo
   // l1 (8) is past the right side's time (5): it waits, until the right side has been quiet for
   // 200 ms; then it meets the last right row up to its time, r1.
   await put(l, 1, 'l1', 8);
-  assert.deepEqual(await settled(quiesced, 1), [['l1', 'r1']]);
+  assert.deepEqual(await quiesced.settle(1), [['l1', 'r1']]);
   // The next left row waits again, and is released the same way.
   await put(l, 1, 'l2', 9);
-  assert.deepEqual(await settled(quiesced, 2), [
+  assert.deepEqual(await quiesced.settle(2), [
     ['l1', 'r1'],
     ['l2', 'r1'],
   ]);
   // Without the setting the rows wait for the right side.
   assert.equal((await waiting.waitForQuiet(300)).length, 0);
   await put(r, 1, 'r2', 10);
-  assertSameRows(await settled(waiting, 2), [
+  assertSameRows(await waiting.settle(2), [
     ['l1', 'r1'],
     ['l2', 'r1'],
   ]);
@@ -228,7 +223,7 @@ test('an aligned LEFT ASOF JOIN is checkpointed: RECOVER keeps the held left row
   await put(r, 1, 't2', 6);
   await put(l, 1, 'tt1', 5);
   await put(l, 1, 'ttt1', 8);
-  assertSameRows(await settled(q, 2), [
+  assertSameRows(await q.settle(2), [
     ['t1', ''],
     ['tt1', ''],
   ]);
@@ -240,7 +235,7 @@ test('an aligned LEFT ASOF JOIN is checkpointed: RECOVER keeps the held left row
   assert.equal((await rec.waitForQuiet(500)).length, 0);
   await put(r, 1, 'ttt2', 10);
   // Only the held rows, each meeting tt2 (t2 came before the checkpoint and is still there).
-  assertSameRows(await settled(rec, 2), [
+  assertSameRows(await rec.settle(2), [
     ['ttt1', 'tt2'],
     ['tttt1', 'tt2'],
   ]);
@@ -265,18 +260,18 @@ test('aligned LATEST and LEFT ASOF joins through CTEs that split one stream in t
   await put(51, 't2', 6);
   await put(1, 'tt1', 5);
   await put(1, 'ttt1', 8);
-  assertSameRows(await settled(leftAsof, 2), [
+  assertSameRows(await leftAsof.settle(2), [
     ['t1', ''],
     ['tt1', ''],
   ]);
   await put(51, 'tt2', 7);
   await put(1, 'tttt1', 9);
   await put(51, 'ttt2', 10);
-  assertSameRows(await settled(latest, 2), [
+  assertSameRows(await latest.settle(2), [
     ['ttt1', 'tt2'],
     ['tttt1', 'tt2'],
   ]);
-  assertSameRows(await settled(leftAsof, 4), [
+  assertSameRows(await leftAsof.settle(4), [
     ['t1', ''],
     ['tt1', ''],
     ['ttt1', 'tt2'],

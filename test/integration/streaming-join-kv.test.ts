@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { assertSameRows, StreamingApi, type StreamingQuery } from '../helpers/streaming-client.ts';
+import { assertSameRows, StreamingApi } from '../helpers/streaming-client.ts';
 
 let api: StreamingApi;
 before(async () => {
@@ -16,11 +16,6 @@ after(async () => {
   await api.close();
 });
 
-async function settled(q: StreamingQuery, count: number): Promise<unknown[][]> {
-  if (count > 0) await q.waitForRows(count);
-  return q.waitForQuiet(count > 0 ? 400 : 800);
-}
-
 test('each left row meets the latest right row of its key at that step (0014 id 2)', async () => {
   const l = await api.createStream('kl', '(i int32, s string)');
   const r = await api.createStream('kr', "(ii int32, ss string) PRIMARY KEY ss SETTINGS mode='versioned_kv'");
@@ -29,12 +24,12 @@ test('each left row meets the latest right row of its key at that step (0014 id 
   const q = await api.start(`SELECT i, ii, s FROM ${l} INNER JOIN ${r} ON s = ss`);
   const leftJ = await api.start(`SELECT i, ii, s FROM ${l} LEFT JOIN ${r} ON s = ss`);
   await api.exec(`INSERT INTO ${l} (i, s) VALUES (1, 's1'), (2, 's3'), (9, 'none')`);
-  assertSameRows(await settled(q, 2), [
+  assertSameRows(await q.settle(2), [
     [1, 2, 's1'],
     [2, 3, 's3'],
   ]);
   // LEFT keeps the unmatched row with defaults.
-  assertSameRows(await settled(leftJ, 3), [
+  assertSameRows(await leftJ.settle(3), [
     [1, 2, 's1'],
     [2, 3, 's3'],
     [9, 0, 'none'],
@@ -43,7 +38,7 @@ test('each left row meets the latest right row of its key at that step (0014 id 
   await api.exec(`INSERT INTO ${r} (ii, ss) VALUES (4, 's1'), (5, 's3')`);
   assert.equal((await q.waitForQuiet(500)).length, 2);
   await api.exec(`INSERT INTO ${l} (i, s) VALUES (11, 's1'), (22, 's3')`);
-  assertSameRows((await settled(q, 4)).slice(2), [
+  assertSameRows((await q.settle(4)).slice(2), [
     [11, 4, 's1'],
     [22, 5, 's3'],
   ]);
@@ -63,7 +58,7 @@ test('the kept right rows are compacted as updates pile up; the latest row still
     await q.waitForRows(v);
   }
   await api.exec(`INSERT INTO ${l} (i, s) VALUES (0, 'other')`);
-  const rows = await settled(q, 71);
+  const rows = await q.settle(71);
   assert.deepEqual(
     rows.slice(0, 70),
     Array.from({ length: 70 }, (_, i) => [i + 1, i + 1]),
@@ -92,14 +87,14 @@ test('keys: all primary key columns, part of them, or a non-key column (0014 ids
   await partial.waitForQuiet(300);
   await left("(1, 1, 's11'), (1, 2, 's12'), (1, 3, 'ss12')");
   // All keys: (1,1) -> ss11 then ss112; (1,2) -> ss12; (1,3) none.
-  assertSameRows(await settled(all, 3), [
+  assertSameRows(await all.settle(3), [
     ['s11', 'ss11'],
     ['s11', 'ss112'],
     ['s12', 'ss12'],
   ]);
   // ii1 only: the first left row meets key (1,1) = ss11; the later three each meet (1,1) = ss112
   // and (1,2) = ss12.
-  assertSameRows(await settled(partial, 7), [
+  assertSameRows(await partial.settle(7), [
     ['s11', 'ss11', 1],
     ['s11', 'ss112', 1],
     ['s11', 'ss12', 2],
@@ -109,7 +104,7 @@ test('keys: all primary key columns, part of them, or a non-key column (0014 ids
     ['ss12', 'ss12', 2],
   ]);
   // A non-key column: only the latest row of each key counts ((1,1) no longer says 'ss11').
-  assertSameRows(await settled(nonKey, 1), [[1, 3, 1, 2, 'ss12', 'ss12']]);
+  assertSameRows(await nonKey.settle(1), [[1, 3, 1, 2, 'ss12', 'ss12']]);
   for (const q of [all, partial, nonKey]) await q.cancel();
 });
 
@@ -128,7 +123,7 @@ test('ASOF JOIN against versioned_kv: the closest of the last keep_versions rows
   await api.exec(`INSERT INTO ${r} (ii, ss) VALUES (4, 's1'), (5, 's3')`);
   await q.waitForQuiet(300);
   await api.exec(`INSERT INTO ${l} (i, s) VALUES (0, 's1'), (4, 's3')`);
-  assertSameRows(await settled(q, 4), [
+  assertSameRows(await q.settle(4), [
     [0, 1, 's1'],
     [2, 3, 's3'],
     [0, 2, 's1'],
@@ -202,13 +197,13 @@ test('LATEST JOIN against versioned_kv: the last row of the join key, as Proton 
   await api.exec(`INSERT INTO ${r} (ii, ss, g) VALUES (4, 'b', 'y')`);
   await latest.waitForQuiet(300);
   await api.exec(`INSERT INTO ${l} (i, s) VALUES (30, 'x'), (40, 'y')`);
-  assertSameRows(await settled(latest, 4), [
+  assertSameRows(await latest.settle(4), [
     [10, 2, 'b'],
     [20, 3, 'c'],
     [30, 2, 'b'],
     [40, 4, 'b'],
   ]);
-  assertSameRows(await settled(all, 6), [
+  assertSameRows(await all.settle(6), [
     [10, 1, 'a'],
     [10, 2, 'b'],
     [20, 3, 'c'],
@@ -252,7 +247,7 @@ test('ASOF JOIN against versioned_kv keeps the last keep_versions rows per join 
   await api.exec(`INSERT INTO ${r} (j, k, kk) VALUES (105, 'a', 'cc')`);
   await q.waitForQuiet(300);
   await api.exec(`INSERT INTO ${l} (i, k) VALUES (101, 'a'), (106, 'a')`);
-  assertSameRows(await settled(q, 3), [
+  assertSameRows(await q.settle(3), [
     [101, 'a', 102, 'a', 'cc'],
     [101, 'a', 103, 'a', 'dd'],
     [106, 'a', 0, '', ''],
@@ -269,12 +264,12 @@ test('a subscribed LATEST JOIN against versioned_kv is checkpointed: RECOVER see
   await api.exec(`INSERT INTO ${r} (ii, ss) VALUES (1, 'a'), (2, 'b')`);
   await q.waitForQuiet(300);
   await api.exec(`INSERT INTO ${l} (i, s) VALUES (10, 'a')`);
-  assertSameRows(await settled(q, 1), [[10, 1]]);
+  assertSameRows(await q.settle(1), [[10, 1]]);
   await q.cancel();
   await api.exec(`INSERT INTO ${r} (ii, ss) VALUES (3, 'a')`);
   const rec = await api.start(`RECOVER FROM '${q.id}'`);
   await api.exec(`INSERT INTO ${l} (i, s) VALUES (20, 'a'), (30, 'b')`);
-  assertSameRows(await settled(rec, 2), [
+  assertSameRows(await rec.settle(2), [
     [20, 3],
     [30, 2],
   ]);

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { assertSameRows, StreamingApi, type StreamingQuery } from '../helpers/streaming-client.ts';
+import { assertSameRows, StreamingApi } from '../helpers/streaming-client.ts';
 
 let api: StreamingApi;
 before(async () => {
@@ -46,11 +46,6 @@ const EIGHT: [number, string, string][] = [
   [1, 's8', '15:45:21'],
 ];
 
-async function settled(q: StreamingQuery, count: number): Promise<unknown[][]> {
-  if (count > 0) await q.waitForRows(count);
-  return q.waitForQuiet(count > 0 ? 400 : 800);
-}
-
 test('date_diff_within(10s, ts, tts): |ts - tts| <= 10s, both ends included, whichever side comes first', async () => {
   const { l, r } = await pair();
   const q = await api.start(
@@ -60,7 +55,7 @@ test('date_diff_within(10s, ts, tts): |ts - tts| <= 10s, both ends included, whi
   await left(l, [[1, 's', '15:45:10']]);
   await q.waitForScanned(1);
   await right(r, EIGHT);
-  const rows = await settled(q, 6);
+  const rows = await q.settle(6);
   assertSameRows(rows, [
     ['s', 's2'],
     ['s', 's3'],
@@ -73,7 +68,7 @@ test('date_diff_within(10s, ts, tts): |ts - tts| <= 10s, both ends included, whi
   // (the watermark is min(left 15:45:20, right 15:45:20 buckets) = 15:45:20; buckets of 10 s
   // before 15:45:20 are pruned, so s4 (15:45:10) stays, s3 (15:45:09, bucket 15:45:00) is gone).
   await left(l, [[1, 't', '15:45:20']]);
-  const more = await settled(q, 11);
+  const more = await q.settle(11);
   assertSameRows(more.slice(6), [
     ['t', 's4'],
     ['t', 's5'],
@@ -116,16 +111,16 @@ test('date_diff forms: date_diff(second, a, b) means a - b (Proton), bounds stri
     [2, 's9', '15:46:10'],
     [2, 's10', '15:46:11'],
   ]);
-  assertSameRows(await settled(strict, 2), [
+  assertSameRows(await strict.settle(2), [
     ['s', 's3'],
     ['s', 's8'],
   ]);
   // date_diff('second', tts, ts) in (-10, 0) is ts - tts in (0, 10): the same rows.
-  assertSameRows(await settled(reversed, 2), [
+  assertSameRows(await reversed.settle(2), [
     ['s', 's3'],
     ['s', 's8'],
   ]);
-  assertSameRows(await settled(between, 6), [
+  assertSameRows(await between.settle(6), [
     ['s', 's2'],
     ['s', 's3'],
     ['s', 's4'],
@@ -167,7 +162,7 @@ test('range join watermark: late rows are dropped and pruned buckets no longer m
     [1, 'new', '15:45:10'],
     [2, 'new', '15:46:10'],
   ]);
-  const rows = await settled(q, 14);
+  const rows = await q.settle(14);
   assertSameRows(rows.slice(10), [
     ['new', 's7'],
     ['new', 's8'],
@@ -184,7 +179,7 @@ test('1-argument date_diff_within uses each side _tp_time; out-of-order event ti
   await q.waitForScanned(1);
   // _tp_time is the ingest time: every right row is within 10 s of the left row.
   await right(r, EIGHT);
-  assert.equal((await settled(q, 8)).length, 8);
+  assert.equal((await q.settle(8)).length, 8);
   await q.cancel();
 
   // Out of order: right rows arrive newest first; a left row in the middle matches both neighbours.
@@ -197,7 +192,7 @@ test('1-argument date_diff_within uses each side _tp_time; out-of-order event ti
   await right(r2, [[1, 'early', '15:45:02']]);
   await q2.waitForScanned(2);
   await left(l2, [[1, 'mid', '15:45:05']]);
-  assertSameRows(await settled(q2, 2), [
+  assertSameRows(await q2.settle(2), [
     ['mid', 'late'],
     ['mid', 'early'],
   ]);
@@ -218,11 +213,11 @@ test('a range join with subqueries and shifted time columns (0009 ids 33, 34)', 
   await shifted.waitForScanned(1);
   await right(r, EIGHT);
   assertSameRows(
-    await settled(sub, 6),
+    await sub.settle(6),
     ['s2', 's3', 's4', 's5', 's6', 's7'].map((ss) => ['s', ss]),
   );
   assertSameRows(
-    await settled(shifted, 6),
+    await shifted.settle(6),
     ['s3', 's4', 's5', 's6', 's7', 's8'].map((ss) => ['s', ss]),
   );
   await sub.cancel();
@@ -244,7 +239,7 @@ test('join without a range: each new row meets everything the other side has (00
   ]);
   await q.waitForRows(3);
   await left(l, [[1, 'ss', '15:45:10']]);
-  assertSameRows(await settled(q, 6), [
+  assertSameRows(await q.settle(6), [
     ['s', 's1'],
     ['s', 's2'],
     ['s', 's3'],
@@ -271,7 +266,7 @@ test('join without a range: each new row meets everything the other side has (00
     [1, 's1', '15:44:59'],
     [1, 's2', '15:45:00'],
   ]);
-  assertSameRows(await settled(three, 2), [
+  assertSameRows(await three.settle(2), [
     ['s', 's1', 'sss'],
     ['s', 's2', 'sss'],
   ]);
@@ -290,7 +285,7 @@ test('an aggregation over a join emits only when the join gave it rows (0009 cas
   await q.waitForScanned(3);
   await q.waitForQuiet(500);
   await left(l, [[1, 's', '15:45:10']]);
-  assert.deepEqual(await settled(q, 1), [[3]]);
+  assert.deepEqual(await q.settle(1), [[3]]);
   await q.cancel();
 });
 
@@ -310,13 +305,13 @@ test('a stream joined with itself: rows of one step meet each other once, rewind
   const rewound = await api.start(
     `SELECT a.i, b.s FROM ${s} AS a INNER JOIN ${s} AS b ON a.i = b.i WHERE a._tp_time >= '2022-12-01 00:00:01.111' AND b._tp_time >= '2022-12-01 00:00:02.111'`,
   );
-  assertSameRows(await settled(rewound, 2), [
+  assertSameRows(await rewound.settle(2), [
     [2, 's2'],
     [3, 's3'],
   ]);
   await ins(4, '2022-12-01 00:00:04.111');
-  assert.deepEqual(await settled(live, 1), [[4, 's4']]);
-  assertSameRows(await settled(rewound, 3), [
+  assert.deepEqual(await live.settle(1), [[4, 's4']]);
+  assertSameRows(await rewound.settle(3), [
     [2, 's2'],
     [3, 's3'],
     [4, 's4'],
@@ -334,9 +329,9 @@ test('a side named by its stream where the FROM aliased it (0020 id 8): s._tp_sn
   const q = await api.start(
     `SELECT x.i, y.s FROM ${a} AS x JOIN ${b} AS y ON x.i = y.i WHERE ${a}._tp_sn > 0 AND default.${b}._tp_sn > 1`,
   );
-  assert.deepEqual(await settled(q, 1), [[3, 'b3']]);
+  assert.deepEqual(await q.settle(1), [[3, 'b3']]);
   await api.exec(`INSERT INTO ${b} (i, s) VALUES (2, 'b2x')`);
-  assert.deepEqual(await settled(q, 2), [
+  assert.deepEqual(await q.settle(2), [
     [3, 'b3'],
     [2, 'b2x'],
   ]);
@@ -347,14 +342,14 @@ test('LEFT JOIN of two streams: an unmatched left row is emitted at once with de
   const { l, r } = await pair();
   const q = await api.start(`SELECT s, ss FROM ${l} LEFT JOIN ${r} ON i = ii`);
   await left(l, [[1, 's', '15:45:10']]);
-  assert.deepEqual(await settled(q, 1), [['s', '']]);
+  assert.deepEqual(await q.settle(1), [['s', '']]);
   await right(r, [
     [1, 's1', '15:44:59'],
     [1, 's2', '15:45:00'],
   ]);
   await q.waitForRows(3);
   await left(l, [[2, 'ss', '15:45:10']]);
-  assertSameRows(await settled(q, 4), [
+  assertSameRows(await q.settle(4), [
     ['s', ''],
     ['s', 's1'],
     ['s', 's2'],
@@ -369,7 +364,7 @@ test('LEFT range join: unmatched left rows with defaults at once, range matches 
     `SELECT s, ss FROM ${l} LEFT JOIN ${r} ON i = ii AND date_diff_within(10s, ts, tts)`,
   );
   await left(l, [[1, 's', '15:45:10']]);
-  assert.deepEqual(await settled(q, 1), [['s', '']]);
+  assert.deepEqual(await q.settle(1), [['s', '']]);
   // s1 (key 1, in range) matches; s2 (key 2) and s9 (key 1, 20 s away) do not.
   await right(r, [
     [1, 's1', '15:45:10'],
@@ -378,7 +373,7 @@ test('LEFT range join: unmatched left rows with defaults at once, range matches 
   ]);
   await q.waitForRows(2);
   await left(l, [[3, 'ss', '15:45:12']]);
-  assertSameRows(await settled(q, 3), [
+  assertSameRows(await q.settle(3), [
     ['s', ''],
     ['s', 's1'],
     ['ss', ''],

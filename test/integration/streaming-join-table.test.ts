@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { assertSameRows, StreamingApi, type StreamingQuery } from '../helpers/streaming-client.ts';
+import { assertSameRows, StreamingApi } from '../helpers/streaming-client.ts';
 
 let api: StreamingApi;
 before(async () => {
@@ -31,11 +31,6 @@ const events = (ev: string, rows: [number, number, string][]) =>
     `INSERT INTO ${ev} (k, v, t) VALUES ${rows.map(([k, v, t]) => `(${k}, ${v}, '2024-01-01 ${t}')`).join(', ')}`,
   );
 
-async function settled(q: StreamingQuery, count: number): Promise<unknown[][]> {
-  if (count > 0) await q.waitForRows(count);
-  return q.waitForQuiet(count > 0 ? 400 : 800);
-}
-
 test('INNER and LEFT JOIN table(dim): each new event meets the dimension rows', async () => {
   const { dim, ev } = await setup();
   const inner = await api.start(
@@ -48,11 +43,11 @@ test('INNER and LEFT JOIN table(dim): each new event meets the dimension rows', 
     [2, 20, '00:00:03'],
   ]);
   // k=3 has no dimension row: INNER drops it, LEFT keeps it with the default name ''.
-  assertSameRows(await settled(inner, 2), [
+  assertSameRows(await inner.settle(2), [
     [10, 'one'],
     [20, 'two'],
   ]);
-  assertSameRows(await settled(leftJ, 3), [
+  assertSameRows(await leftJ.settle(3), [
     [10, 'one'],
     [30, ''],
     [20, 'two'],
@@ -60,12 +55,12 @@ test('INNER and LEFT JOIN table(dim): each new event meets the dimension rows', 
   // The dimension as the query started: a row added later is not seen (Proton's snapshot).
   await api.exec(`INSERT INTO ${dim} (k, name) VALUES (3, 'three')`);
   await events(ev, [[3, 31, '00:00:04']]);
-  assert.deepEqual((await settled(leftJ, 4)).at(-1), [31, '']);
+  assert.deepEqual((await leftJ.settle(4)).at(-1), [31, '']);
   assert.equal((await inner.waitForQuiet(400)).length, 2);
   // A query started now sees it.
   const later = await api.start(`SELECT v, name FROM ${ev} INNER JOIN table(${dim}) AS d ON ${ev}.k = d.k`);
   await events(ev, [[3, 32, '00:00:05']]);
-  assert.deepEqual(await settled(later, 1), [[32, 'three']]);
+  assert.deepEqual(await later.settle(1), [[32, 'three']]);
   for (const q of [inner, leftJ, later]) await q.cancel();
   // The snapshots are engine tables of the queries: gone once they end.
   let left = -1;
@@ -114,7 +109,7 @@ test('tumble(stream) JOIN table(dim): windows close with the stream watermark', 
   await q.waitForScanned(3);
   // 00:00:06 moves the watermark past the window [0, 5): it closes with one: 2, two: 1.
   await events(ev, [[1, 1, '00:00:06']]);
-  assertSameRows(await settled(q, 2), [
+  assertSameRows(await q.settle(2), [
     ['2024-01-01 00:00:00.000', 'one', 2],
     ['2024-01-01 00:00:00.000', 'two', 1],
   ]);
@@ -134,7 +129,7 @@ test('a window over a subquery whose body joins a windowed stream with table(dim
   ]);
   await q.waitForScanned(3);
   await events(ev, [[2, 1, '00:00:07']]);
-  assertSameRows(await settled(q, 2), [
+  assertSameRows(await q.settle(2), [
     ['2024-01-01 00:00:00.000', 'one', 15],
     ['2024-01-01 00:00:00.000', 'two', 20],
   ]);
@@ -154,7 +149,7 @@ test('a window over a CTE whose body joins tumble(stream) with table(dim) (issue
   ]);
   await q.waitForScanned(3);
   await events(ev, [[2, 1, '00:00:12']]);
-  assertSameRows(await settled(q, 2), [
+  assertSameRows(await q.settle(2), [
     ['2024-01-01 00:00:00.000', 'one', 2, '2024-01-01 00:00:00.000'],
     ['2024-01-01 00:00:00.000', 'two', 1, '2024-01-01 00:00:05.000'],
   ]);
@@ -173,7 +168,7 @@ test('RIGHT and FULL JOIN of a stream with table(dim) are refused with what is a
     `SELECT v FROM ${ev} AS e INNER JOIN table(${dim}) AS d ON e.k = d.k AND date_diff('second', e.t, to_datetime64('2030-01-01 00:00:00', 3)) > 0`,
   );
   await events(ev, [[1, 10, '00:00:01']]);
-  assert.deepEqual(await settled(q, 1), [[10]]);
+  assert.deepEqual(await q.settle(1), [[10]]);
   await q.cancel();
 });
 
@@ -202,12 +197,12 @@ test('stream JOIN table(changelog_kv): every row of a key stands until a delete 
     `SELECT v, ii, kk FROM ${ev} AS a LEFT JOIN table(${dim}) AS b ON a.j = b.jj`,
   );
   await api.exec(`INSERT INTO ${ev} (j, v) VALUES (2, 20), (3, 30), (7, 70)`);
-  assertSameRows(await settled(inner, 3), [
+  assertSameRows(await inner.settle(3), [
     [20, 1, 'a'],
     [30, 1, 'b'],
     [30, 4, 'd'],
   ]);
-  assertSameRows(await settled(leftJ, 4), [
+  assertSameRows(await leftJ.settle(4), [
     [20, 1, 'a'],
     [30, 1, 'b'],
     [30, 4, 'd'],

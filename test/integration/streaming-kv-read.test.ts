@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { assertSameRows, StreamingApi, type StreamingQuery } from '../helpers/streaming-client.ts';
+import { assertSameRows, StreamingApi } from '../helpers/streaming-client.ts';
 
 let api: StreamingApi;
 before(async () => {
@@ -17,11 +17,6 @@ after(async () => {
   await api.close();
 });
 
-async function settled(q: StreamingQuery, count: number): Promise<unknown[][]> {
-  if (count > 0) await q.waitForRows(count);
-  return q.waitForQuiet(400);
-}
-
 test('versioned_kv: the latest row per key first, then every new row (0014 id 0)', async () => {
   const vk = await api.createStream('vk', "(i int32, s string) PRIMARY KEY s SETTINGS mode='versioned_kv'");
   await api.exec(`INSERT INTO ${vk} (i, s) VALUES (1, 'a')`);
@@ -29,13 +24,13 @@ test('versioned_kv: the latest row per key first, then every new row (0014 id 0)
   await api.exec(`INSERT INTO ${vk} (i, s) VALUES (2, 'a'), (3, 'b'), (4, 'c')`);
   const q = await api.start(`SELECT i, s FROM ${vk}`);
   // a -> 2, b -> 3, c -> 4 (the older versions 1/a and 2/b are not sent).
-  assertSameRows(await settled(q, 3), [
+  assertSameRows(await q.settle(3), [
     [2, 'a'],
     [3, 'b'],
     [4, 'c'],
   ]);
   await api.exec(`INSERT INTO ${vk} (i, s) VALUES (5, 'd'), (6, 'c')`);
-  assertSameRows((await settled(q, 5)).slice(3), [
+  assertSameRows((await q.settle(5)).slice(3), [
     [5, 'd'],
     [6, 'c'],
   ]);
@@ -50,14 +45,14 @@ test('changelog_kv: the compacted state without deleted keys, then the changes w
   );
   const q = await api.start(`SELECT i, s, _tp_delta FROM ${kv}`);
   // a is deleted; b -> 3, c -> 4.
-  assertSameRows(await settled(q, 2), [
+  assertSameRows(await q.settle(2), [
     [3, 'b', 1],
     [4, 'c', 1],
   ]);
   await api.exec(`INSERT INTO ${kv} (i, s) VALUES (5, 'd')`);
   await q.waitForRows(3);
   await api.exec(`INSERT INTO ${kv} (i, s, _tp_delta) VALUES (4, 'c', -1)`);
-  assert.deepEqual((await settled(q, 4)).slice(2), [
+  assert.deepEqual((await q.settle(4)).slice(2), [
     [5, 'd', 1],
     [4, 'c', -1],
   ]);
@@ -71,7 +66,7 @@ test('changelog: rows stream with their _tp_delta, nothing before the start', as
   await api.exec(`INSERT INTO ${cl} (i) VALUES (1)`);
   await q.waitForRows(1);
   await api.exec(`INSERT INTO ${cl} (i, _tp_delta) VALUES (1, -1)`);
-  assert.deepEqual(await settled(q, 2), [
+  assert.deepEqual(await q.settle(2), [
     [1, 1],
     [1, -1],
   ]);
@@ -98,6 +93,6 @@ test('a streaming aggregation over a kv stream answers what table() answers (ret
   );
   // The streaming aggregation starts from the same state.
   const q = await api.start(`SELECT count(), sum(i) FROM ${vk} EMIT PERIODIC 200ms`);
-  assert.deepEqual(await settled(q, 1), [[2, 7]]);
+  assert.deepEqual(await q.settle(1), [[2, 7]]);
   await q.cancel();
 });

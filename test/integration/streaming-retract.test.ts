@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { assertSameRows, StreamingApi, type StreamingQuery } from '../helpers/streaming-client.ts';
+import { assertSameRows, StreamingApi } from '../helpers/streaming-client.ts';
 
 let api: StreamingApi;
 before(async () => {
@@ -15,11 +15,6 @@ before(async () => {
 after(async () => {
   await api.close();
 });
-
-async function settled(q: StreamingQuery, count: number): Promise<unknown[][]> {
-  if (count > 0) await q.waitForRows(count);
-  return q.waitForQuiet(400);
-}
 
 test('changelog stream: count, avg, sum, min, max retract deleted rows (0015 id 0)', async () => {
   const cl = await api.createStream('cl_aggr', "(i int32, s string) SETTINGS mode='changelog'");
@@ -31,7 +26,7 @@ test('changelog stream: count, avg, sum, min, max retract deleted rows (0015 id 
   await api.exec(`INSERT INTO ${cl} (i, s, _tp_delta) VALUES (1, 's1', -1)`);
   await q.waitForRows(2);
   await api.exec(`INSERT INTO ${cl} (i, s, _tp_delta) VALUES (3, 's3', -1)`);
-  assert.deepEqual(await settled(q, 3), [
+  assert.deepEqual(await q.settle(3), [
     [3, 2, 6, 1, 3, 's1', 's3'],
     [2, 2.5, 5, 2, 3, 's2', 's3'],
     [1, 2, 2, 2, 2, 's2', 's2'],
@@ -50,7 +45,7 @@ test('versioned_kv: the aggregation starts from the stream state; updates retrac
   );
   await q.waitForRows(1);
   await api.exec(`INSERT INTO ${vk} (k, val) VALUES (1, 3), (3, 4)`);
-  assert.deepEqual(await settled(q, 2), [
+  assert.deepEqual(await q.settle(2), [
     [3, 1, 6, 9, 3],
     [3, 2, 4, 9, 3],
   ]);
@@ -65,13 +60,13 @@ test('changelog_kv grouped, ON UPDATE: deletes and re-inserts move rows between 
   await api.exec(`INSERT INTO ${kv} (id, g, v) VALUES (1, 'a', 10), (2, 'a', 20), (3, 'b', 5)`);
   const q = await api.start(`SELECT g, count(), sum(v), max(v) FROM ${kv} GROUP BY g EMIT ON UPDATE`);
   // The state before the query: a = {10, 20}, b = {5}.
-  assertSameRows(await settled(q, 2), [
+  assertSameRows(await q.settle(2), [
     ['a', 2, 30, 20],
     ['b', 1, 5, 5],
   ]);
   // id 2 moves from a to b with a new value: delete, then insert.
   await api.exec(`INSERT INTO ${kv} (id, g, v, _tp_delta) VALUES (2, 'a', 20, -1), (2, 'b', 7, 1)`);
-  assertSameRows((await settled(q, 4)).slice(2), [
+  assertSameRows((await q.settle(4)).slice(2), [
     ['a', 1, 10, 10],
     ['b', 2, 12, 7],
   ]);
@@ -90,7 +85,7 @@ test('the _if and distinct forms, arg_min/arg_max and min_k/max_k retract (0013 
   await q.waitForRows(1);
   // Delete id 4 (val 5) and id 1 (val 1): live rows are (2, 3), (3, 3).
   await api.exec(`INSERT INTO ${kv} (id, val, _tp_delta) VALUES (4, 5, -1), (1, 1, -1)`);
-  const rows = await settled(q, 2);
+  const rows = await q.settle(2);
   assert.deepEqual(rows[0], [
     3,
     11,
@@ -141,7 +136,7 @@ test('versioned_kv tumble window: an update retracts the old row from its window
   );
   await api.exec(`INSERT INTO ${vk} (k, v, ts) VALUES ('c', 1, '2024-01-01 00:00:25')`);
   // Window [0, 10): only a = 5 is live. Window [10, 20): b = 7.
-  const rows = await settled(q, 2);
+  const rows = await q.settle(2);
   assert.deepEqual(
     rows.map((r) => [String(r[0]).slice(11, 19), r[1], r[2], r[3]]),
     [
@@ -163,7 +158,7 @@ test('EMIT CHANGELOG over versioned_kv: a key moving between groups retracts bot
   await api.exec(`INSERT INTO ${vk} (i, k) VALUES (1, 'k1'), (2, 'k1')`);
   await q.waitForRows(1);
   await api.exec(`INSERT INTO ${vk} (i, k) VALUES (1, 'k2')`);
-  const rows = await settled(q, 4);
+  const rows = await q.settle(4);
   assert.deepEqual(rows.slice(0, 1), [['k1', 2, 1]]);
   assertSameRows(rows.slice(1), [
     ['k1', 2, -1],
@@ -204,7 +199,7 @@ test('changelog(s, key) in a tail: -old and +new per key update (0027 id 0)', as
   // Two versions of key 2 in one batch: one row (the last) and no retraction.
   await api.exec(`INSERT INTO ${s} (i, k) VALUES (2, 'y'), (2, 'z')`);
   // The row from before the query is not a version: the first k1 retracts nothing.
-  assert.deepEqual(await settled(q, 6), [
+  assert.deepEqual(await q.settle(6), [
     [1, 'k1', 1],
     [1, 'k1', -1],
     [1, 'k2', 1],
@@ -224,7 +219,7 @@ test('changelog(vk, true) and changelog(s, key, version, true): late versions ar
   await api.exec(`INSERT INTO ${vk} (i, k) VALUES (1, 'k1')`);
   await q1.waitForRows(1);
   await api.exec(`INSERT INTO ${vk} (i, k) VALUES (2, 'k1')`);
-  assert.deepEqual(await settled(q1, 3), [
+  assert.deepEqual(await q1.settle(3), [
     [1, 'k1', 1],
     [1, 'k1', -1],
     [2, 'k1', 1],
@@ -238,7 +233,7 @@ test('changelog(vk, true) and changelog(s, key, version, true): late versions ar
   // Version 1 of a is older than the current version 2: dropped. Version 3 replaces 2.
   await api.exec(`INSERT INTO ${s} (k, ver, v) VALUES ('a', 1, 10)`);
   await api.exec(`INSERT INTO ${s} (k, ver, v) VALUES ('a', 3, 30)`);
-  assert.deepEqual(await settled(q2, 3), [
+  assert.deepEqual(await q2.settle(3), [
     ['a', 2, 20, 1],
     ['a', 2, 20, -1],
     ['a', 3, 30, 1],
@@ -259,11 +254,11 @@ test('changelog(s, key) under an aggregation: group by the key and globally (001
   await g.waitForRows(2);
   // id 2 becomes b/40: a = {10}, b = {30, 40}.
   await api.exec(`INSERT INTO ${s} (id, name, val) VALUES (2, 'b', 40)`);
-  assert.deepEqual(await settled(q, 2), [
+  assert.deepEqual(await q.settle(2), [
     [3, 10, 30, 60, 20],
     [3, 10, 40, 80, 80 / 3],
   ]);
-  const rows = await settled(g, 4);
+  const rows = await g.settle(4);
   assertSameRows(rows.slice(0, 2), [
     ['a', 2, 30],
     ['b', 1, 30],
@@ -301,7 +296,7 @@ test('EMIT CHANGELOG: a group left with no rows retracts its last row and sends 
   await api.exec(`INSERT INTO ${kv} (id, g) VALUES (1, 'a'), (2, 'b')`);
   await q.waitForRows(2);
   await api.exec(`INSERT INTO ${kv} (id, g, _tp_delta) VALUES (1, 'a', -1)`);
-  const rows = await settled(q, 3);
+  const rows = await q.settle(3);
   assertSameRows(rows.slice(0, 2), [
     ['a', 1, 1],
     ['b', 1, 1],
@@ -327,8 +322,8 @@ test('a global aggregation nested in an aggregation feeds it retractions (0029 i
   await q2.waitForRows(1);
   await api.exec(`INSERT INTO ${s} (i, k) VALUES (1, 'k2')`);
   // Groups k1 (2, then 1) and k2 (1): the outer count is the number of groups.
-  assert.deepEqual(await settled(q1, 2), [[1], [2]]);
-  assert.deepEqual(await settled(q2, 3), [
+  assert.deepEqual(await q1.settle(2), [[1], [2]]);
+  assert.deepEqual(await q2.settle(3), [
     [1, 1],
     [1, -1],
     [2, 1],
@@ -356,12 +351,12 @@ test('changelog() over a CTE and over a view: their rows, versioned by key (0027
   await api.exec(`INSERT INTO ${usage} (id, max_cpu, rate) VALUES (2, 4, 0.5)`);
   await v.waitForRows(2);
   await api.exec(`INSERT INTO ${usage} (id, max_cpu, rate) VALUES (1, 6, 0.75)`);
-  assert.deepEqual(await settled(q, 3), [
+  assert.deepEqual(await q.settle(3), [
     [1, 'k1', 1],
     [1, 'k1', -1],
     [2, 'k1', 1],
   ]);
-  assert.deepEqual(await settled(v, 4), [
+  assert.deepEqual(await v.settle(4), [
     [1, 0.5, 1],
     [2, 2, 1],
     [1, 0.5, -1],
@@ -393,7 +388,7 @@ test('changelog_kv hop window: a delete retracts the row from every window it wa
   await api.exec(`INSERT INTO ${kv} (id, v, ts) VALUES (3, 9, '2024-01-01 00:00:10')`);
   // Row 1 was in [-2, 2) and [0, 4); once deleted, [-2, 2) has no rows (sent with count 0, as
   // Proton keeps the window) and [0, 4) only row 2, which is also in [2, 6).
-  const rows = await settled(q, 3);
+  const rows = await q.settle(3);
   assert.deepEqual(
     rows.map((r) => [String(r[0]).slice(11, 19), r[1], r[2]]),
     [
@@ -435,7 +430,7 @@ test('count forms read weighted tuples: repeated values, NULLs, count_if (no rep
   await q.waitForRows(1);
   // One 2 and the 3 deleted: live rows 1, 2, 2, NULL.
   await api.exec(`INSERT INTO ${cl} (v, _tp_delta) VALUES (2, -1), (3, -1)`);
-  assert.deepEqual(await settled(q, 2), [
+  assert.deepEqual(await q.settle(2), [
     [6, 5, 4, 3, 1, 3],
     [4, 3, 2, 2, 1, 2],
   ]);
@@ -459,11 +454,11 @@ test('a subquery, a view or a CTE between the aggregation and its versioned_kv i
   await q2.waitForRows(1);
   // k1 = 2 changes from 7 to 3: the max of group a is 5 again, its count still 2.
   await api.exec(`INSERT INTO ${vk} (i, k1, k2) VALUES (3, 2, 'a')`);
-  assert.deepEqual(await settled(q1, 2), [
+  assert.deepEqual(await q1.settle(2), [
     [7, 2, 'a'],
     [5, 2, 'a'],
   ]);
-  assert.deepEqual(await settled(q2, 2), [
+  assert.deepEqual(await q2.settle(2), [
     [7, 2, 'a'],
     [5, 2, 'a'],
   ]);
@@ -486,7 +481,7 @@ test('versioned_kv tumble window over history: the stored rows are the state, re
   );
   await api.exec(`INSERT INTO ${vk} (k, v, ts) VALUES ('c', 1, '2024-01-01 00:00:31')`);
   // Window [0, 10) lost its only row; [10, 20) holds b = 2 and a = 4; [20, 30) is empty.
-  const rows = await settled(q, 1);
+  const rows = await q.settle(1);
   assert.deepEqual(
     rows.map((r) => [String(r[0]).slice(11, 19), r[1], r[2]]),
     [['00:00:10', 2, 6]],
@@ -524,9 +519,9 @@ test('append JOIN changelog(s, key): each left row meets the latest right row of
     [1, 'k1', 1, 'kk1'],
     [2, 'k1', 2, 'kk1'],
   ];
-  assertSameRows(await settled(inner, 2), expected);
-  assertSameRows(await settled(onKv, 2), expected);
-  assertSameRows(await settled(left, 3), [...expected, [1, 'k2', 0, '']]);
+  assertSameRows(await inner.settle(2), expected);
+  assertSameRows(await onKv.settle(2), expected);
+  assertSameRows(await left.settle(3), [...expected, [1, 'k2', 0, '']]);
   await inner.cancel();
   await left.cancel();
   await onKv.cancel();
@@ -542,13 +537,13 @@ test('changelog() inside a subquery or a CTE the query reads (0013 ids 49, 51)',
   await tail.waitForRows(2);
   await agg.waitForRows(1);
   await api.exec(`INSERT INTO ${s} (id, name, val) VALUES (2, 'a', 5)`);
-  assert.deepEqual(await settled(tail, 4), [
+  assert.deepEqual(await tail.settle(4), [
     [1, 10, 1],
     [2, 20, 1],
     [2, 20, -1],
     [2, 5, 1],
   ]);
-  assert.deepEqual(await settled(agg, 2), [
+  assert.deepEqual(await agg.settle(2), [
     ['a', 2, 20],
     ['a', 2, 10],
   ]);
@@ -563,7 +558,7 @@ test('a view over changelog() reads like changelog() itself (0013_changelog_stre
   await api.exec(`INSERT INTO ${s} (i, k1, k2) VALUES (1, 1, 'a')`);
   await q.waitForRows(1);
   await api.exec(`INSERT INTO ${s} (i, k1, k2) VALUES (2, 1, 'a')`);
-  assert.deepEqual(await settled(q, 3), [
+  assert.deepEqual(await q.settle(3), [
     [1, 1, 'a', 1],
     [1, 1, 'a', -1],
     [2, 1, 'a', 1],
@@ -580,7 +575,7 @@ test('a group whose rows are all retracted is emitted with the aggregates of no 
   await q.waitForRows(1);
   // id 2 moves from a to b: a has no rows left.
   await api.exec(`INSERT INTO ${s} (val, id, name) VALUES (8, 2, 'b')`);
-  const rows = await settled(q, 3);
+  const rows = await q.settle(3);
   assert.deepEqual(rows[0], [1, 1, 1, 1, 'a']);
   assertSameRows(rows.slice(1), [
     [0, 0, 'nan', 0, 'a'],
@@ -603,7 +598,7 @@ test('rows filtered out before a retracting aggregation cause no periodic emit (
   await api.exec(`INSERT INTO ${vk} (i, k1, k2) VALUES (5, 0, 'e')`);
   await q.waitForQuiet(600);
   await api.exec(`INSERT INTO ${vk} (i, k1, k2) VALUES (3, 0, 'a')`);
-  assert.deepEqual(await settled(q, 2), [
+  assert.deepEqual(await q.settle(2), [
     [1, 1, 'a'],
     [0, 0, 'a'],
   ]);
@@ -626,7 +621,7 @@ test('a global aggregation over a nested one with its own EMIT PERIODIC: one out
     await api.exec(`INSERT INTO ${s} (id, name, val) VALUES ${values}`);
     await q.waitForRows(n + 1);
   }
-  assert.deepEqual(await settled(q, 4), [
+  assert.deepEqual(await q.settle(4), [
     [1, 1, 33.5, 33.5],
     [1, 2, 22.5, 33.5],
     [1, 3, 11.5, 33.5],

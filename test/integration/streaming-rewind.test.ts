@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { StreamingApi, type StreamingQuery } from '../helpers/streaming-client.ts';
+import { StreamingApi } from '../helpers/streaming-client.ts';
 
 let api: StreamingApi;
 before(async () => {
@@ -35,11 +35,6 @@ async function insert(name: string, i: number, t: string): Promise<void> {
 }
 
 /** Wait for `count` rows, then a quiet moment; answer every row. */
-async function settled(q: StreamingQuery, count: number): Promise<unknown[][]> {
-  if (count > 0) await q.waitForRows(count);
-  return q.waitForQuiet(count > 0 ? 400 : 1_000);
-}
-
 test('seek_to and _tp_sn predicates backfill from a sequence number, then keep streaming', async () => {
   const s = await seeded();
   const earliest = await api.start(`SELECT i FROM ${s} SETTINGS seek_to='earliest'`);
@@ -50,11 +45,11 @@ test('seek_to and _tp_sn predicates backfill from a sequence number, then keep s
   const latest = await api.start(`SELECT i FROM ${s} SETTINGS seek_to='latest'`);
   // History: earliest -> sn 0..3 (i 1..4); seek_to='1' and _tp_sn >= 1 -> sn 1..3 (i 2..4);
   // _tp_sn = 1 -> i 2; _tp_sn < 2 -> i 1, 2; latest -> nothing.
-  assert.deepEqual(await settled(earliest, 4), [[1], [2], [3], [4]]);
-  assert.deepEqual(await settled(fromSn1, 3), [[2], [3], [4]]);
-  assert.deepEqual(await settled(snGe1, 3), [[2], [3], [4]]);
-  assert.deepEqual(await settled(snEq1, 1), [[2]]);
-  assert.deepEqual(await settled(snLt2, 2), [[1], [2]]);
+  assert.deepEqual(await earliest.settle(4), [[1], [2], [3], [4]]);
+  assert.deepEqual(await fromSn1.settle(3), [[2], [3], [4]]);
+  assert.deepEqual(await snGe1.settle(3), [[2], [3], [4]]);
+  assert.deepEqual(await snEq1.settle(1), [[2]]);
+  assert.deepEqual(await snLt2.settle(2), [[1], [2]]);
   assert.deepEqual(latest.rows, []);
   // Then they keep streaming: i=5 gets sn 4, which every query but `= 1` and `< 2` lets through.
   await insert(s, 5, '00:00:05.111');
@@ -80,12 +75,12 @@ test('_tp_time predicates and earliest_ts() backfill matching history; new rows 
   const alias = await api.start(
     `WITH cte AS (SELECT i, _tp_time AS event_time FROM ${s}) SELECT i FROM cte WHERE event_time >= '2022-12-01 00:00:03.111'`,
   );
-  assert.deepEqual(await settled(ge, 3), [[2], [3], [4]]);
-  assert.deepEqual(await settled(lt, 2), [[1], [2]]);
-  assert.deepEqual(await settled(beyond, 0), []);
-  assert.deepEqual(await settled(all, 4), [[1], [2], [3], [4]]);
+  assert.deepEqual(await ge.settle(3), [[2], [3], [4]]);
+  assert.deepEqual(await lt.settle(2), [[1], [2]]);
+  assert.deepEqual(await beyond.settle(0, 1_000), []);
+  assert.deepEqual(await all.settle(4), [[1], [2], [3], [4]]);
   // A predicate on a CTE column that is `_tp_time` under another name rewinds too (0020 id 6).
-  assert.deepEqual(await settled(alias, 2), [[3], [4]]);
+  assert.deepEqual(await alias.settle(2), [[3], [4]]);
   // New rows: i=5 at 00:00:05.111 and i=0 at 00:00:00.111 (event times, not arrival, decide).
   await insert(s, 5, '00:00:05.111');
   await insert(s, 0, '00:00:00.111');
@@ -127,8 +122,8 @@ test('seek_to a relative and an absolute time', async () => {
   const lastHour = await api.start("SELECT i FROM rewind_now SETTINGS seek_to='-1h'");
   const absolute = await api.start(`SELECT i FROM rewind_now SETTINGS seek_to='${between}'`);
   // -1h: both rows are younger than an hour. The absolute time lies between the two inserts.
-  assert.deepEqual(await settled(lastHour, 2), [[1], [2]]);
-  assert.deepEqual(await settled(absolute, 1), [[2]]);
+  assert.deepEqual(await lastHour.settle(2), [[1], [2]]);
+  assert.deepEqual(await absolute.settle(1), [[2]]);
   await api.exec('INSERT INTO rewind_now (i) VALUES (3)');
   await lastHour.waitForRows(3);
   await absolute.waitForRows(2);

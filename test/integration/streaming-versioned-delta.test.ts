@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { StreamingApi, type StreamingQuery } from '../helpers/streaming-client.ts';
+import { StreamingApi } from '../helpers/streaming-client.ts';
 
 let api: StreamingApi;
 before(async () => {
@@ -14,11 +14,6 @@ before(async () => {
 after(async () => {
   await api.close();
 });
-
-async function settled(q: StreamingQuery, count: number): Promise<unknown[][]> {
-  if (count > 0) await q.waitForRows(count);
-  return q.waitForQuiet(400);
-}
 
 const VK_COLUMNS = "(i float32, k1 int32, k2 string) PRIMARY KEY k2 SETTINGS mode='versioned_kv'";
 
@@ -40,11 +35,11 @@ test('versioned_kv: _tp_delta reads 1 in a tail, through a view and in table(); 
   // The tail sends the stored latest row per key first.
   await tail.waitForRows(1);
   await api.exec(`INSERT INTO ${vk} (i, k1, k2) VALUES (8, 2, 'a')`);
-  assert.deepEqual(await settled(tail, 2), [
+  assert.deepEqual(await tail.settle(2), [
     [1, 'a', 1],
     [8, 'a', 1],
   ]);
-  assert.deepEqual((await settled(viewed, 1)).at(-1), [8, 'a', 1]);
+  assert.deepEqual((await viewed.settle(1)).at(-1), [8, 'a', 1]);
   await tail.cancel();
   await viewed.cancel();
 });
@@ -56,11 +51,11 @@ test('EMIT CHANGELOG tail over versioned_kv through a subquery: the state, then 
     `SELECT i, k1, k2, _tp_delta FROM (SELECT i, k1, k2 FROM ${vk} WHERE k1 <> 0) WHERE k2 <> 'd' EMIT CHANGELOG`,
   );
   // The stored state first: key a (key z is filtered out by k1 <> 0).
-  assert.deepEqual(await settled(q, 1), [[1, 2, 'a', 1]]);
+  assert.deepEqual(await q.settle(1), [[1, 2, 'a', 1]]);
   await api.exec(`INSERT INTO ${vk} (i, k1, k2) VALUES (3, 3, 'b')`);
   await q.waitForRows(2);
   await api.exec(`INSERT INTO ${vk} (i, k1, k2) VALUES (8, 2, 'a')`);
-  assert.deepEqual(await settled(q, 4), [
+  assert.deepEqual(await q.settle(4), [
     [1, 2, 'a', 1],
     [3, 3, 'b', 1],
     [1, 2, 'a', -1],
@@ -78,7 +73,7 @@ test('an aggregation over a view over a view naming _tp_delta of versioned_kv re
   await q.waitForRows(1);
   // a: 1 -> 8; live rows {8, 3}.
   await api.exec(`INSERT INTO ${vk} (i, k1, k2) VALUES (8, 2, 'a')`);
-  assert.deepEqual(await settled(q, 2), [
+  assert.deepEqual(await q.settle(2), [
     [3, 1, 2],
     [8, 3, 5.5],
   ]);
@@ -104,8 +99,8 @@ test('lag() through a CTE, a nested CTE and a view over a CTE (0013_changelog_st
     await viewed.waitForRows(n + 1);
     await nested.waitForRows(n + 1);
   }
-  assert.deepEqual(await settled(viewed, 4), expected);
-  assert.deepEqual(await settled(nested, 4), expected);
+  assert.deepEqual(await viewed.settle(4), expected);
+  assert.deepEqual(await nested.settle(4), expected);
   await viewed.cancel();
   await nested.cancel();
 });
@@ -133,13 +128,13 @@ test('a materialized view selecting _tp_delta stores it in its target: tails see
   await q.waitForRows(3);
   await counted.waitForRows(2);
   await api.exec(`INSERT INTO ${s} (i, k1, k2) VALUES (2, 5, 'b')`);
-  assert.deepEqual(await settled(q, 4), [
+  assert.deepEqual(await q.settle(4), [
     [4, 3, 'a', 1],
     [4, 3, 'a', -1],
     [2, 3, 'a', 1],
     [2, 5, 'b', 1],
   ]);
-  assert.deepEqual(await settled(counted, 3), [
+  assert.deepEqual(await counted.settle(3), [
     ['a', 1, 1],
     ['a', 3, 1],
     ['b', 1, 1],
