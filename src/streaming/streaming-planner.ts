@@ -12,7 +12,7 @@ import {
 } from '../sql/analyzer/query-facts.ts';
 import { call, ident, num } from '../sql/ast/build.ts';
 import type { Expr, FunctionCall, Setting } from '../sql/ast/expression.ts';
-import type { FromItem, Query, SelectQuery, TableFunctionRef } from '../sql/ast/query.ts';
+import type { FromItem, Query, SelectQuery, TableFunctionRef, WithItem } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
 import { monotonicStepSql } from '../sql/translator/monotonic-call.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
@@ -689,7 +689,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       win.shape.kind !== 'session' &&
       sources.length === 1 &&
       only?.kind === 'stream' &&
-      (wf as TableFunctionRef).args[0]?.kind === 'Identifier' &&
+      namesStream((wf as TableFunctionRef).args[0], only, select.with) &&
       win.time.kind === 'Identifier' &&
       partition.every((e) => e.kind === 'Identifier')
     )
@@ -952,4 +952,21 @@ function sideAsChanges(sql: string): string {
     .replace(/__TRB_ALL_(\d+)__/g, '0')
     .replace(/__TRB_AT_(\d+)__/g, '__TRB_HI_$1__')
     .replace(/__TRB_SIGN_(\d+)__/g, '1');
+}
+
+/**
+ * The window reads the stream itself by its name (`tumble(s, ...)`, `tumble(db.s, ...)`), not a CTE,
+ * view or subquery over it: only then do the window's own statements see the stream's `_tp_sn`,
+ * which judging lateness insert by insert numbers the inserts with.
+ */
+function namesStream(
+  arg: Expr | undefined,
+  source: { definition: { db: string; name: string } },
+  ctes: readonly WithItem[] | undefined,
+): boolean {
+  if (arg?.kind !== 'Identifier') return false;
+  const { db, name } = source.definition;
+  const parts = arg.parts;
+  if (parts.length === 1) return parts[0] === name && !ctes?.some((c) => c.kind === 'Cte' && c.name === name);
+  return parts.length === 2 && parts[0] === db && parts[1] === name;
 }
