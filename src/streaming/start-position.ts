@@ -173,9 +173,11 @@ function rewindStart(select: SelectQuery): number | undefined {
         p.value.kind === 'Number' &&
         /^\d+$/.test(p.value.text)
       ) {
+        // Proton seeks to the constant itself for `>` too (the predicate then filters it out):
+        // the same rows for one input, and in a join the row a predicate of the other side's
+        // `_tp_sn` does not filter (join-sn-right-side.ts).
         const n = Number(p.value.text);
-        if (p.op === '>') after = n;
-        else if (p.op === '>=' || p.op === '=') after = n - 1;
+        if (p.op === '>' || p.op === '>=' || p.op === '=') after = n - 1;
       }
       start = start === undefined ? after : Math.min(start, after);
     }

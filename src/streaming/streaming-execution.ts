@@ -247,6 +247,7 @@ export class StreamingExecution implements RowsPlan {
           this.analysis,
           this.alsoReads,
         );
+        execution.timerOrigin = this.timerOrigin;
         const into = this.derivedSink(child.source.table, child.source.key, child.program.header, ranges);
         const nested = durability?.store.nested
           ? { store: durability.store.nested(i), checkpointIntervalMs: durability.checkpointIntervalMs }
@@ -286,7 +287,7 @@ export class StreamingExecution implements RowsPlan {
       const timeoutMs = policy.shape === 'window' ? policy.timeoutMs : undefined;
       const foldsOnTick =
         state !== undefined && periodicMs !== undefined && timeoutMs === undefined && !p.session && !p.join;
-      this.nextPeriodic = periodicMs ? Date.now() + periodicMs : Number.POSITIVE_INFINITY;
+      this.nextPeriodic = periodicMs ? this.timerOrigin + periodicMs : Number.POSITIVE_INFINITY;
       // A global aggregation over nested periodic aggregations only, with a period no longer than
       // theirs: each of their emits is followed by its own, as Proton's timers in one pipeline
       // are (rather than up to a period later).
@@ -556,6 +557,13 @@ export class StreamingExecution implements RowsPlan {
   private backfill = false;
   /** When the next periodic emit is due (epoch ms; +Infinity without PERIODIC). */
   private nextPeriodic = Number.POSITIVE_INFINITY;
+  /**
+   * Where the periodic timer counts from: when the query was planned (this object made), before
+   * its engine tables are created and its backfill read, as Proton arms the timer when it builds
+   * the pipeline (WatermarkStamper::preProcess) and, after a backfill, emits at once only if a
+   * tick fell due meanwhile. A nested query counts from its outer query's origin.
+   */
+  private timerOrigin = Date.now();
   /** When the last step with rows ran (EMIT ... TIMEOUT); +Infinity once the timeout fired. */
   private lastRowsAt = 0;
 

@@ -45,6 +45,7 @@ import { type JoinPlan, planJoins } from './join-planner.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT, type KeptSide } from './join-program.ts';
 import { type JoinSideKind, joinSideSql } from './join-side-read.ts';
 import { planKeptSide } from './join-side-state.ts';
+import { withJoinSnOnRightSide } from './join-sn-right-side.ts';
 import { carryLiteral, carryMarker, rewriteLags } from './lag-rewrite.ts';
 import { nestRangeJoinChain } from './range-join-chain.ts';
 import {
@@ -248,7 +249,9 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   // SELECT DISTINCT: each distinct row once across steps, as a dedup() (distinct-rewrite.ts).
   const bound = binder.select(
     nestRangeJoinChain(
-      withTableNameQualifiers(inlineChangelogCtes(distinctAsDedup(query))) as SelectQuery,
+      withJoinSnOnRightSide(
+        withTableNameQualifiers(inlineChangelogCtes(distinctAsDedup(query))),
+      ) as SelectQuery,
       streamColumns,
     ),
   );

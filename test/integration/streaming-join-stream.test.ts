@@ -338,6 +338,41 @@ test('a side named by its stream where the FROM aliased it (0020 id 8): s._tp_sn
   await q.cancel();
 });
 
+test("_tp_sn of either side in a join WHERE filters the right side's _tp_sn; each still rewinds (0020 id 8)", async () => {
+  const a = await api.createStream('sa', '(i int32, s string)');
+  const b = await api.createStream('sb', '(i int32, s string)');
+  // One row per INSERT: a = keys 1..4 at sn 0..3, b = keys 1, 1, 2, 2 at sn 0..3.
+  for (const [i, s] of [
+    [1, 'a1'],
+    [2, 'a2'],
+    [3, 'a3'],
+    [4, 'a4'],
+  ] as const)
+    await api.exec(`INSERT INTO ${a} (i, s) VALUES (${i}, '${s}')`);
+  for (const [i, s] of [
+    [1, 'b1'],
+    [1, 'b1x'],
+    [2, 'b2'],
+    [2, 'b2x'],
+  ] as const)
+    await api.exec(`INSERT INTO ${b} (i, s) VALUES (${i}, '${s}')`);
+  // Rewinds to sn 1 (the lower seek point); both predicates filter b's sn: sn > 1 and > 2 keep b's
+  // sn 3 (2, 'b2x'), which meets a's key 2 (sn 1, not filtered).
+  const rows = await api.start(
+    `SELECT a.i, a.s, b.s FROM ${a} AS a JOIN ${b} AS b ON a.i = b.i WHERE ${a}._tp_sn > 1 AND default.${b}._tp_sn > 2`,
+  );
+  assert.deepEqual(await settled(rows, 1), [[2, 'a2', 'b2x']]);
+  await rows.cancel();
+  // a from sn 0 (all keys), b's sn 1..3 = keys 1, 2, 2: 1 + 2 = 3 joined rows.
+  const count = await api.start(
+    `SELECT count() FROM ${a} AS a JOIN ${b} AS b ON a.i = b.i WHERE a._tp_sn > 0 AND b._tp_sn < 4 EMIT PERIODIC 1s`,
+  );
+  await count.waitForRows(1);
+  const seen = await count.waitForQuiet(1500);
+  assert.deepEqual(seen.at(-1), [3]);
+  await count.cancel();
+});
+
 test('LEFT JOIN of two streams: an unmatched left row is emitted at once with defaults; later matches follow', async () => {
   const { l, r } = await pair();
   const q = await api.start(`SELECT s, ss FROM ${l} LEFT JOIN ${r} ON i = ii`);
