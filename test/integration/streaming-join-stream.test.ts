@@ -361,7 +361,7 @@ test("_tp_sn of either side in a join WHERE filters the right side's _tp_sn; eac
   const rows = await api.start(
     `SELECT a.i, a.s, b.s FROM ${a} AS a JOIN ${b} AS b ON a.i = b.i WHERE ${a}._tp_sn > 1 AND default.${b}._tp_sn > 2`,
   );
-  assert.deepEqual(await settled(rows, 1), [[2, 'a2', 'b2x']]);
+  assert.deepEqual(await rows.settle(1), [[2, 'a2', 'b2x']]);
   await rows.cancel();
   // a from sn 0 (all keys), b's sn 1..3 = keys 1, 2, 2: 1 + 2 = 3 joined rows.
   const count = await api.start(
