@@ -5,7 +5,7 @@ import type { Expr } from '../sql/ast/expression.ts';
 import type { FromItem, JoinExpr, SelectQuery } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
 import { type AnyNode, replace } from '../sql/ast/walk.ts';
-import { extractAlignment } from './join-alignment.ts';
+import { extractAlignment, hasAlignment } from './join-alignment.ts';
 import { aliasOf, chainOf, ctesOf, joinName, notImplemented, sourcesIn } from './join-ast.ts';
 import { LEFT_JOIN_SIGN } from './join-left-netting.ts';
 import { aligned, rightJoinKeys } from './join-plan-keyed.ts';
@@ -208,6 +208,12 @@ export function planChangelogInputs(
       program: { kind: 'enrich', left: leftSource.index, right: rightSide.index },
     };
   }
+  // Alignment of the shapes above only (each handles its own lag_behind, or refuses it).
+  const alignedJoin = streamJoins.find((j) => hasAlignment(j.on));
+  if (alignedJoin)
+    throw notImplemented(
+      `Join alignment (lag_behind) in ${joinName(alignedJoin)} with changelog inputs (versioned_kv, changelog_kv, changelog streams, changelog()) is supported for an append stream ASOF JOIN a versioned_kv stream only; a join of changelogs applies each side's changes as they arrive (drop lag_behind)`,
+    );
   const named = sides.every((s) => s !== undefined) && streamJoins.every((j) => spine.includes(j));
   if (!named || sides.length !== sources.length)
     throw notImplemented(
