@@ -199,7 +199,7 @@ async function planStreamJoins(
   const derived = sources.filter((s) => s.kind === 'derived');
   if (streamJoins.some((j) => changelogOfDerived(j.left, sources) || changelogOfDerived(j.right, sources)))
     throw notImplemented(
-      'A join of changelog() of a CTE, subquery or view that filters or computes columns (WITH r AS (SELECT i % 5 AS id, v FROM s WHERE i < 50) ... changelog(r, id) JOIN ...) is not supported yet: such a changelog() is supported alone (SELECT ... FROM changelog(r, id)); a join takes changelog() of a stream, or of a CTE that only picks columns of one stream',
+      'This join of changelog() of a CTE, subquery or view is not supported yet: a join takes changelog(r, key...) of such a query without a version column (drop_late_rows), as a side of a chain of changelog inputs (changelog(r1, id) JOIN changelog(r2, id) ON ...)',
     );
   if (derived.some((s) => s.query.kind !== 'Select' || isAggregation(s.query)))
     throw notImplemented(
