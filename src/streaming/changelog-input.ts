@@ -4,6 +4,7 @@ import type { Expr } from '../sql/ast/expression.ts';
 import type { FromItem, Query, SelectQuery, TableFunctionRef, WithItem } from '../sql/ast/query.ts';
 import type { StreamDefinition } from '../stream/stream-definition.ts';
 import { rangeSource } from '../stream/stream-reads.ts';
+import { derivedChangelogSide } from './changelog-derived-side.ts';
 import type { ChangelogConversion } from './changelog-rows.ts';
 import type { BoundSource } from './stream-bindings.ts';
 
@@ -147,6 +148,12 @@ export function bindChangelogFunctions(
       const source = index !== undefined ? sources[index] : undefined;
       const conversion = index !== undefined ? conversions.get(index) : undefined;
       const kv = source?.kind === 'stream' && source.definition.mode === 'versioned_kv';
+      if (source?.kind === 'derived' && index !== undefined && conversion && !conversion.version) {
+        // changelog() of a CTE, subquery or view run as its own query (changelog-derived-side.ts).
+        conversions.delete(index);
+        enrichments.set(index, derivedChangelogSide(source, derivedHeader(index), conversion.keys));
+        return { kind: 'Table', name: `__trb_src_${index}`, alias: item.alias ?? item.name, span: item.span };
+      }
       if (index === undefined || source?.kind !== 'stream' || !conversion || (!kv && conversion.version)) {
         failed = true;
         return item;

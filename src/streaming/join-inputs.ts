@@ -1,5 +1,6 @@
 import type { Engine } from '../engine/engine.ts';
 import { ALIGN_PREV_SN, ALIGN_PREV_UNTIL, ALIGN_UNTIL } from './join-alignment.ts';
+import { ChangelogAlignment, type TimedRow } from './join-changelog-alignment.ts';
 import { at2 } from './join-left-netting.ts';
 import {
   type ChangelogJoin,
@@ -93,26 +94,82 @@ export function stepInputs(
 /** A join of changelog inputs: each side's kept state brought up to the step, then its parts. */
 class ChangelogInputs implements StepInputs {
   private readonly kept: KeptSides;
+  private alignment: ChangelogAlignment | undefined;
+  private savedAlignment: unknown;
 
   constructor(
     private readonly join: ChangelogJoin,
-    engine: Engine,
+    private readonly engine: Engine,
     startAfter: readonly number[],
   ) {
     this.kept = new KeptSides(join.kept ?? [], engine, startAfter);
   }
 
   async parts(ranges: Readonly<Record<string, number>>): Promise<StepPart[]> {
+    if (this.join.align) return this.alignedParts(ranges, this.join.align);
     await this.kept.advance(ranges);
     return changelogParts(this.join.sides, ranges, this.join.leftJoin !== undefined);
   }
 
+  /**
+   * Join alignment (join-changelog-alignment.ts): the sides' new rows are pulled in turn, and
+   * each change that applies is its own round of parts, against the other side as applied then.
+   */
+  private async alignedParts(
+    ranges: Readonly<Record<string, number>>,
+    align: NonNullable<ChangelogJoin['align']>,
+  ): Promise<StepPart[]> {
+    const sides = this.join.sides.map((s) => s.index) as [number, number];
+    if (!this.alignment) {
+      this.alignment = new ChangelogAlignment(align.lagNs, [
+        ranges[P.lo(sides[0])] ?? 0,
+        ranges[P.lo(sides[1])] ?? 0,
+      ]);
+      if (this.savedAlignment !== undefined) this.alignment.restore(this.savedAlignment);
+    }
+    const a = this.alignment;
+    // The kept tables are read as of each side's applied rows: no compaction past them.
+    await this.kept.advance(ranges, { [sides[0]]: a.done[0], [sides[1]]: a.done[1] });
+    const rows = await Promise.all(
+      ([0, 1] as const).map(async (k) => {
+        const i = sides[k];
+        const hi = ranges[P.hi(i)] ?? 0;
+        if (hi <= a.seen[k]) return [];
+        const sql = align.times[k].fill({ [P.lo(i)]: a.seen[k], [P.hi(i)]: hi });
+        const text = (await this.engine.query(sql, { format: 'JSONCompactEachRow' })).text();
+        return text
+          .split('\n')
+          .filter((line) => line.trim() !== '')
+          .map((line) => {
+            const [sn, t] = JSON.parse(line) as [number | string, string];
+            return { sn: Number(sn), t: BigInt(t) };
+          });
+      }),
+    );
+    const at: [number, number] = [a.done[0], a.done[1]];
+    const parts: StepPart[] = [];
+    for (const change of a.pull(rows as [TimedRow[], TimedRow[]])) {
+      const values: Record<string, number> = { ...ranges };
+      for (const k of [0, 1] as const) {
+        const i = sides[k];
+        values[P.lo(i)] = k === change.side ? change.from : at[k];
+        values[P.hi(i)] = k === change.side ? change.to : at[k];
+      }
+      at[change.side] = change.to;
+      parts.push(...changelogParts(this.join.sides, values, false));
+    }
+    return parts;
+  }
+
   save(): unknown {
-    return { kept: this.kept.save() };
+    return { kept: this.kept.save(), ...(this.alignment ? { alignment: this.alignment.save() } : {}) };
   }
 
   restore(saved: unknown): void {
-    this.kept.restore((saved as { kept?: unknown }).kept);
+    const s = saved as { kept?: unknown; alignment?: unknown };
+    this.kept.restore(s.kept);
+    this.savedAlignment = s.alignment;
+    this.alignment?.restore(s.alignment);
   }
 }
 

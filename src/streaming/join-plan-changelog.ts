@@ -5,11 +5,13 @@ import type { Expr } from '../sql/ast/expression.ts';
 import type { FromItem, JoinExpr, SelectQuery } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
 import { type AnyNode, replace } from '../sql/ast/walk.ts';
-import { extractAlignment } from './join-alignment.ts';
+import { extractAlignment, hasAlignment } from './join-alignment.ts';
 import { aliasOf, chainOf, ctesOf, joinName, notImplemented, sourcesIn } from './join-ast.ts';
+import { changelogAlignment } from './join-changelog-alignment-plan.ts';
 import { LEFT_JOIN_SIGN } from './join-left-netting.ts';
 import { aligned, rightJoinKeys } from './join-plan-keyed.ts';
 import type { JoinPlan, JoinPlanContext } from './join-planner.ts';
+import type { ChangelogJoin } from './join-program.ts';
 import { hasRangeCondition } from './join-range.ts';
 import type { JoinSideKind } from './join-side-read.ts';
 import type { BoundSource } from './stream-bindings.ts';
@@ -107,12 +109,13 @@ const WINDOWS = ['tumble', 'hop', 'session'];
  * Anything else is refused, saying what is allowed.
  */
 export function planChangelogInputs(
-  query: SelectQuery,
+  input: SelectQuery,
   sources: readonly BoundSource[],
   streamJoins: readonly JoinExpr[],
   ctx: JoinPlanContext,
   shape: 'tail' | 'aggregation' | 'window' | 'session',
 ): Omit<JoinPlan, 'snapshots'> {
+  let query = input;
   const top = query.from;
   const items = top ? chainOf(top) : [];
   const spine: JoinExpr[] = [];
@@ -208,6 +211,32 @@ export function planChangelogInputs(
       program: { kind: 'enrich', left: leftSource.index, right: rightSide.index },
     };
   }
+  // Alignment: of a join of two changelog inputs (below), or of the shapes above (each handles
+  // its own lag_behind, or refuses it).
+  const alignedJoin = streamJoins.find((j) => hasAlignment(j.on));
+  const twoChangelogs =
+    onlyJoin !== undefined &&
+    items.length === 2 &&
+    onlyJoin.joinKind === 'INNER' &&
+    (!onlyJoin.strictness || onlyJoin.strictness === 'ALL') &&
+    sides.every((s) => s !== undefined && s.definition.mode !== 'append') &&
+    sides.length === sources.length;
+  if (alignedJoin && (alignedJoin !== onlyJoin || !twoChangelogs))
+    throw notImplemented(
+      `Join alignment (lag_behind) in ${joinName(alignedJoin)} with changelog inputs (versioned_kv, changelog_kv, changelog streams, changelog()) is supported for an append stream ASOF JOIN a versioned_kv stream, and for an INNER JOIN of two changelog inputs`,
+    );
+  let align: ChangelogJoin['align'];
+  if (alignedJoin && onlyJoin) {
+    const pair = sides as Extract<BoundSource, { kind: 'stream' }>[];
+    const aliases = items.map((item) => aliasOf(item) as string);
+    const { on, alignment } = extractAlignment(onlyJoin.on, aliases[0] as string, aliases[1] as string);
+    if (alignment) {
+      align = changelogAlignment(alignment, pair, aliases);
+      const joined: JoinExpr = { ...onlyJoin, ...(on ? { on } : {}) };
+      if (!on) delete (joined as { on?: unknown }).on;
+      query = { ...query, from: joined };
+    }
+  }
   const named = sides.every((s) => s !== undefined) && streamJoins.every((j) => spine.includes(j));
   if (!named || sides.length !== sources.length)
     throw notImplemented(
@@ -290,6 +319,7 @@ export function planChangelogInputs(
     program: {
       kind: 'changelog',
       sides: streams.map((s, i) => ({ index: s.index, kind: kinds[i] as JoinSideKind })),
+      ...(align ? { align } : {}),
       ...(leftJoin ? { leftJoin: signed.deltaColumn ? { deltaColumn: signed.deltaColumn } : {} } : {}),
     },
     ...(shape !== 'tail' ? { deltaOf: aliases } : {}),

@@ -197,6 +197,10 @@ async function planStreamJoins(
   const topJoin = top?.kind === 'Join' && streamJoins.includes(top) ? top : undefined;
   // A derived side (its own query) joins only as a range join's side: a range join feeding another.
   const derived = sources.filter((s) => s.kind === 'derived');
+  if (streamJoins.some((j) => changelogOfDerived(j.left, sources) || changelogOfDerived(j.right, sources)))
+    throw notImplemented(
+      'This join of changelog() of a CTE, subquery or view is not supported yet: a join takes changelog(r, key...) of such a query without a version column (drop_late_rows), as a side of a chain of changelog inputs (changelog(r1, id) JOIN changelog(r2, id) ON ...)',
+    );
   if (derived.some((s) => s.query.kind !== 'Select' || isAggregation(s.query)))
     throw notImplemented(
       'A join of a stream with a streaming aggregation (a subquery, CTE or view that aggregates a stream) is not supported yet',
@@ -275,4 +279,15 @@ function checkStreamJoin(
 
 function withJoinKind(select: SelectQuery, j: JoinExpr, kind: 'INNER'): SelectQuery {
   return select.from === j ? { ...select, from: { ...j, joinKind: kind } } : select;
+}
+
+/** `changelog(<derived source>, key...)` as a side of a join: a CTE, subquery or view run as its own query. */
+function changelogOfDerived(item: FromItem, sources: readonly BoundSource[]): boolean {
+  if (item.kind !== 'TableFunction' || item.name.toLowerCase() !== 'changelog') return false;
+  const first = item.args[0];
+  const m =
+    first?.kind === 'Identifier' && first.parts.length === 1
+      ? /^__trb_src_(\d+)$/.exec(first.parts[0] as string)
+      : null;
+  return m !== null && sources[Number(m[1])]?.kind === 'derived';
 }

@@ -32,6 +32,12 @@ export interface ChangelogJoin {
    * query's `_tp_delta` column, if it selects one.
    */
   readonly leftJoin?: { readonly deltaColumn?: string };
+  /**
+   * Join alignment of two sides (`lag_behind`, join-changelog-alignment.ts): per side, the SQL of
+   * its rows' `_tp_sn` and time (ns, as a string) in `(__TRB_LO_i__, __TRB_HI_i__]`, in sequence
+   * order; a side's changes apply only once the other side's time allows (`lagNs`).
+   */
+  readonly align?: { readonly times: readonly [SqlTemplate, SqlTemplate]; readonly lagNs: bigint };
 }
 
 /**

@@ -114,8 +114,15 @@ export class KeptSides {
     }
   }
 
-  /** Bring every side's table up to the step's end (`__TRB_HI_i__`). */
-  async advance(ranges: Readonly<Record<string, number>>): Promise<void> {
+  /**
+   * Bring every side's table up to the step's end (`__TRB_HI_i__`). `readsFrom`: per side, the
+   * earliest sequence number the step reads its state as of, when not the step's start (an
+   * aligned join's side with rows still waiting); the table is not compacted past it.
+   */
+  async advance(
+    ranges: Readonly<Record<string, number>>,
+    readsFrom: Readonly<Record<number, number>> = {},
+  ): Promise<void> {
     if (this.rebuild) {
       this.rebuild = false;
       for (const s of this.sides) {
@@ -126,7 +133,7 @@ export class KeptSides {
     }
     for (const s of this.sides) {
       const from = this.upTo.get(s.index) ?? s.after;
-      const lo = ranges[P.lo(s.index)] ?? 0;
+      const lo = Math.min(ranges[P.lo(s.index)] ?? 0, readsFrom[s.index] ?? Number.POSITIVE_INFINITY);
       const hi = ranges[P.hi(s.index)] ?? 0;
       if (hi <= from) continue;
       // Compacted as of `from`, which must not pass this step's start (its parts read as of lo).
@@ -140,7 +147,8 @@ export class KeptSides {
       // A step from the state's start (a side's history read in one step) reads no state as of
       // its start, so the table may be compacted as of its end at once.
       const after = this.after.get(s.index) ?? s.after;
-      if (lo <= after && hi - from >= COMPACT_SPAN) await this.compact(s, hi);
+      if (lo <= after && hi - from >= COMPACT_SPAN && (readsFrom[s.index] ?? hi) >= hi)
+        await this.compact(s, hi);
     }
   }
 

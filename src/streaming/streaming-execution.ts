@@ -710,10 +710,14 @@ export class StreamingExecution implements RowsPlan {
       tables: this.liveTables(state),
     });
     this.savedKeepAfter = keepAfter;
-    // Derived rows at or before this checkpoint's positions are not needed by a restore any more.
+    // Derived rows at or before this checkpoint's positions are not needed by a restore any more,
+    // but for a join side kept from them (changelog() of a CTE joined): a restore rebuilds it
+    // from all of its rows (join-side-state.ts).
+    const join = this.program.join;
+    const kept = new Set(join?.kind === 'changelog' ? (join.kept ?? []).map((k) => k.index) : []);
     for (const c of cursors) {
       const out = this.childOutputs.get(c.source.key);
-      if (out) out.keepAfter = Math.max(out.keepAfter, c.after);
+      if (out && !kept.has(c.source.index)) out.keepAfter = Math.max(out.keepAfter, c.after);
     }
   }
 

@@ -30,6 +30,7 @@ import {
 import { udaCompaction } from '../udf/uda-compaction.ts';
 import { STATE_TABLE, splitAggregation } from './aggregate-split.ts';
 import { inlineChangelogCtes } from './changelog-cte-inline.ts';
+import { pushChangelogCtesIntoJoin } from './changelog-cte-push.ts';
 import { bindChangelogFunctions } from './changelog-input.ts';
 import { changelogRowsSql } from './changelog-rows.ts';
 import { DedupStates } from './dedup-state.ts';
@@ -250,7 +251,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   const bound = binder.select(
     nestRangeJoinChain(
       withJoinSnOnRightSide(
-        withTableNameQualifiers(inlineChangelogCtes(distinctAsDedup(query))),
+        withTableNameQualifiers(pushChangelogCtesIntoJoin(inlineChangelogCtes(distinctAsDedup(query)))),
       ) as SelectQuery,
       streamColumns,
     ),
@@ -316,10 +317,15 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   // `append JOIN changelog(s, key)`: s is joined as a versioned_kv stream keyed by `key`.
   const enrichments = changelogFunctions.enrichments;
   const definitionOf = (s: BoundSource) =>
-    s.kind === 'stream' ? (enrichments.get(s.index) ?? s.definition) : undefined;
-  const joinSources: readonly BoundSource[] = sources.map((s) =>
-    s.kind === 'stream' && enrichments.has(s.index) ? { ...s, definition: enrichments.get(s.index)! } : s,
-  );
+    s.kind === 'stream' ? (enrichments.get(s.index) ?? s.definition) : enrichments.get(s.index);
+  // A derived source under changelog() joins as a stream of its table (changelog-derived-side.ts).
+  const joinSources: readonly BoundSource[] = sources.map((s) => {
+    const def = enrichments.get(s.index);
+    if (!def) return s;
+    return s.kind === 'stream'
+      ? { ...s, definition: def }
+      : { kind: 'stream', index: s.index, definition: def, key: s.key };
+  });
   const aggregating = isAggregation(select);
   const wf = aggregating ? windowFunction(select.from) : undefined;
   const shape: QueryShape = !aggregating ? 'tail' : wf ? 'window' : 'global';
@@ -386,7 +392,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     }
     const side = sideReads.get(s.index);
     const keptSide = keptSides.get(s.index);
-    if (s.kind === 'stream' && side !== undefined && keptSide !== undefined)
+    if (side !== undefined && keptSide !== undefined && definitionOf(s))
       return joinSideSql(definitionOf(s)!, s.index, side, keptSide.table);
     const kept = keptTables.get(s.index);
     const keyed = s.kind === 'stream' ? keyedSources.get(s.index) : undefined;
