@@ -65,6 +65,7 @@ import { type BindingContext, type BoundSource, StreamBinder } from './stream-bi
 import type { AggregationProgram, ChildProgram, StreamingProgram } from './streaming-program.ts';
 import { overToSubstreams, substreamKey } from './substreams.ts';
 import { withTableNameQualifiers } from './table-name-qualifiers.ts';
+import { topKTiesOrdered } from './top-k-ties.ts';
 import {
   changelogTailSource,
   readsVersionedDelta,
@@ -670,7 +671,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       detail: 'aggregate functions with OVER (...) are not supported in streaming queries yet',
     });
   }
-  let split = splitAggregation(select, {
+  let split = splitAggregation(shape === 'global' ? topKTiesOrdered(select) : select, {
     window: shape === 'window',
     ...(retract ? { retract: retract.description } : {}),
   });

@@ -24,7 +24,10 @@ test('historical: HAVING on a lag() alias keeps the rows the condition holds for
     `SELECT id, max(value) AS m, lag(m) AS prev FROM table(${s}) WHERE id = 'a' GROUP BY id HAVING prev < m`,
   );
   assert.deepEqual(kept.rows, [['a', 3, 0]]);
-  assert.deepEqual(kept.header.map((h) => h.name), ['id', 'm', 'prev']);
+  assert.deepEqual(
+    kept.header.map((h) => h.name),
+    ['id', 'm', 'prev'],
+  );
   const none = await api.historical(
     `SELECT id, max(value) AS m, lag(m) AS prev FROM table(${s}) WHERE id = 'a' GROUP BY id HAVING prev > m`,
   );

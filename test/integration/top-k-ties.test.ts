@@ -1,0 +1,91 @@
+/**
+ * top_k(x, k) pairs in a streaming aggregation: among equal counts the item that reached its count
+ * first (its last row earliest) comes first, as Proton's single space-saving state orders them,
+ * whatever order partial states merge in, and after a RECOVER (0018_query_state1_func id 31, 0008
+ * ids 0, 12).
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { StreamingApi } from '../helpers/streaming-client.ts';
+
+let api: StreamingApi;
+before(async () => {
+  api = await StreamingApi.open();
+});
+after(async () => {
+  await api?.close();
+});
+
+test('ties in count: the item that reached the count first comes first, across inserts', async () => {
+  const st = await api.createStream('tk', '(id string)');
+  const q = await api.start(`select top_k(id, 2) from ${st} emit periodic 100ms`);
+  await q.waitForScanned(0);
+  const insert = async (...ids: string[]) => {
+    await api.exec(`insert into ${st}(id) values ${ids.map((i) => `('${i}')`).join(', ')}`);
+  };
+  const until = async (expected: unknown) => {
+    for (;;) {
+      const rows = await q.waitForRows(q.rows.length + 1);
+      if (JSON.stringify(rows.at(-1)) === JSON.stringify(expected)) return;
+    }
+  };
+  // y reaches 2 (row 3) before x (row 4), though x came first; both before z's 1.
+  await insert('x', 'y', 'y');
+  await until([
+    [
+      ['y', 2],
+      ['x', 1],
+    ],
+  ]);
+  await insert('x');
+  await until([
+    [
+      ['y', 2],
+      ['x', 2],
+    ],
+  ]);
+  // In another insert (another partial state): z reaches 2, after y and x did.
+  await insert('z', 'z');
+  await until([
+    [
+      ['y', 2],
+      ['x', 2],
+    ],
+  ]);
+  await insert('y');
+  await until([
+    [
+      ['y', 3],
+      ['x', 2],
+    ],
+  ]);
+  assert.deepEqual(q.header, ['top_k(id, 2)']);
+  await q.cancel();
+});
+
+test('a recovered top_k keeps the tie order of rows read on either side of the RECOVER (state1_func 31)', async () => {
+  const st = await api.createStream('tk', '(id string)');
+  const q = await api.start(
+    `subscribe to select top_k(id, 2) from ${st} emit periodic 100ms settings checkpoint_interval=1`,
+  );
+  await api.exec(`insert into ${st}(id) values ('dev1'), ('dev1'), ('dev2')`);
+  await q.waitForRows(1);
+  assert.deepEqual(q.rows.at(-1), [
+    [
+      ['dev1', 2],
+      ['dev2', 1],
+    ],
+  ]);
+  await q.cancel();
+  await api.exec(`insert into ${st}(id) values ('dev4'), ('dev8'), ('dev8')`);
+  const r = await api.start(`recover from '${q.id}'`);
+  await r.waitForRows(1);
+  assert.deepEqual(r.rows.at(-1), [
+    [
+      ['dev1', 2],
+      ['dev8', 2],
+    ],
+  ]);
+  await r.cancel();
+  await api.exec(`unsubscribe to '${q.id}'`);
+});
