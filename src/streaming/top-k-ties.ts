@@ -15,8 +15,8 @@ function pairsK(f: FunctionCall): number | undefined {
   if (!Number.isInteger(n) || n < 1) return undefined;
   const counts =
     withCount === undefined ||
-    (withCount.kind === 'Number' && withCount.text !== '0') ||
-    (withCount.kind === 'Identifier' && withCount.parts.join('.').toLowerCase() === 'true');
+    (withCount.kind === 'Number' && Number(withCount.text) !== 0) ||
+    (withCount.kind === 'Bool' && withCount.value);
   return counts ? n : undefined;
 }
 
@@ -28,7 +28,7 @@ function pairsK(f: FunctionCall): number | undefined {
  * states with an unstable sort, so the order of ties changed with how states were merged (after a
  * RECOVER too). Rewritten as
  * `array_slice(array_sort(t -> (-count, last_sn[item]), top_k(x, 3k, true, 1)), 1, k)` with
- * `last_sn = max_map(map(to_string(x), _tp_sn))`, a second aggregate kept and checkpointed beside
+ * `last_sn = max_map(map(to_string(x), _tp_sn))` (`_tp_sn` numbers each row of the stream), a second aggregate kept and checkpointed beside
  * the first (the same 3k counters top_k(x, k) keeps, all read before the tie order cuts at k).
  */
 export function topKTiesOrdered(select: SelectQuery): SelectQuery {
@@ -40,7 +40,7 @@ export function topKTiesOrdered(select: SelectQuery): SelectQuery {
       const k = pairsK(f);
       if (k === undefined) return undefined;
       const x = f.args[0] as Expr;
-      const counters: FunctionCall = { ...f, args: [x, num(3 * k), ident('true'), num(1)] };
+      const counters: FunctionCall = { ...f, args: [x, num(3 * k), num(1), num(1)] };
       const lastSn = call('max_map', call('map', call('to_string', x), ident('_tp_sn')));
       const t = ident('__trb_tk');
       const order: Expr = {

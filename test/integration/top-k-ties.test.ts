@@ -89,3 +89,19 @@ test('a recovered top_k keeps the tie order of rows read on either side of the R
   await r.cancel();
   await api.exec(`unsubscribe to '${q.id}'`);
 });
+
+test('ties reached within one insert keep the order of its rows (0008 id 0)', async () => {
+  const st = await api.createStream('tk', '(i int)');
+  const q = await api.start(`select top_k(i, 3, true) from ${st} limit 1`);
+  await q.waitForScanned(0);
+  // One insert: 5, 5, 4, 4, 3, 3, 2, 2, 9, 9, 9: 5 reaches 2 first, then 4; 9 leads with 3.
+  await api.exec(`insert into ${st}(i) values (5), (5), (4), (4), (3), (3), (2), (2), (9), (9), (9)`);
+  await q.waitForRows(1);
+  assert.deepEqual(q.rows[0], [
+    [
+      [9, 3],
+      [5, 2],
+      [4, 2],
+    ],
+  ]);
+});
