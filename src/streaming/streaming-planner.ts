@@ -671,10 +671,13 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       detail: 'aggregate functions with OVER (...) are not supported in streaming queries yet',
     });
   }
-  let split = splitAggregation(shape === 'global' ? topKTiesOrdered(select) : select, {
-    window: shape === 'window',
-    ...(retract ? { retract: retract.description } : {}),
-  });
+  let split = splitAggregation(
+    shape === 'global' && !retract && sources[0]?.kind === 'stream' ? topKTiesOrdered(select) : select,
+    {
+      window: shape === 'window',
+      ...(retract ? { retract: retract.description } : {}),
+    },
+  );
   if (joinDelta) split = { ...split, fold: joinDeltaOf(split.fold, joinDelta) };
   const win = wf ? windowShape(wf) : undefined;
 

@@ -32,7 +32,8 @@ function pairsK(f: FunctionCall): number | undefined {
  * the first (the same 3k counters top_k(x, k) keeps, all read before the tie order cuts at k).
  */
 export function topKTiesOrdered(select: SelectQuery): SelectQuery {
-  if (select.from?.kind !== 'Table') return select;
+  // The stream itself (its bound source), whose rows carry `_tp_sn`; not a CTE or a view's name.
+  if (select.from?.kind !== 'Table' || !/^__trb_src_\d+$/.test(select.from.name)) return select;
   const rewrite = (e: Expr): Expr =>
     replace(e, (n) => {
       if (n.kind !== 'Function') return undefined;

@@ -105,3 +105,23 @@ test('ties reached within one insert keep the order of its rows (0008 id 0)', as
     ],
   ]);
 });
+
+test('top_k through a CTE runs; over a versioned_kv stream it is refused as before (the tie rule needs the stream itself)', async () => {
+  const st = await api.createStream('tk', '(id string)');
+  const q = await api.start(`with c as (select id from ${st} where id != 'skip') select top_k(id, 2) from c`);
+  await q.waitForScanned(0);
+  await api.exec(`insert into ${st}(id) values ('a'), ('b'), ('b'), ('skip'), ('skip'), ('skip')`);
+  await q.waitForRows(1);
+  assert.deepEqual(q.rows.at(-1), [
+    [
+      ['b', 2],
+      ['a', 1],
+    ],
+  ]);
+  await q.cancel();
+  const kv = await api.createStream('tkv', "(k int, id string) PRIMARY KEY k SETTINGS mode='versioned_kv'");
+  // top_k cannot retract: refused as before, naming top_k (not the tie rule's second aggregate).
+  const refused = await api.startError(`select top_k(id, 1) from ${kv}`);
+  assert.equal(refused.code, 48);
+  assert.match(refused.message, /^top_k\(\) cannot retract/);
+});
