@@ -147,8 +147,8 @@ export function planChangelogInputs(
   const rightSide = items.length === 2 ? sides[1] : undefined;
   if (
     onlyJoin &&
-    leftSource?.kind === 'stream' &&
-    leftSource.definition.mode === 'append' &&
+    ((leftSource?.kind === 'stream' && leftSource.definition.mode === 'append') ||
+      leftSource?.kind === 'derived') &&
     rightSide?.definition.mode === 'versioned_kv' &&
     sources.length === 2
   ) {

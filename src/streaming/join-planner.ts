@@ -201,11 +201,18 @@ async function planStreamJoins(
     throw notImplemented(
       'This join of changelog() of a CTE, subquery or view is not supported yet: a join takes changelog(r, key...) of such a query without a version column (drop_late_rows), as a side of a chain of changelog inputs (changelog(r1, id) JOIN changelog(r2, id) ON ...)',
     );
-  if (derived.some((s) => s.query.kind !== 'Select' || isAggregation(s.query)))
+  // A streaming aggregation (its emitted rows) JOIN one versioned_kv stream: dynamic enrichment,
+  // each emitted row meeting the latest row of its key (join-plan-changelog.ts).
+  const enrichesAggregation = topJoin !== undefined && isDerivedKvEnrichment(topJoin, sources, ctes);
+  if (!enrichesAggregation && derived.some((s) => s.query.kind !== 'Select' || isAggregation(s.query)))
     throw notImplemented(
       'A join of a stream with a streaming aggregation (a subquery, CTE or view that aggregates a stream) is not supported yet',
     );
-  if (derived.length > 0 && !(topJoin && sources.length === 2 && hasRangeCondition(topJoin.on)))
+  if (
+    derived.length > 0 &&
+    !enrichesAggregation &&
+    !(topJoin && sources.length === 2 && hasRangeCondition(topJoin.on))
+  )
     throw notImplemented(
       'A join of a stream with a streaming subquery is supported as a range join of the two (date_diff_within) only',
     );
@@ -290,4 +297,24 @@ function changelogOfDerived(item: FromItem, sources: readonly BoundSource[]): bo
       ? /^__trb_src_(\d+)$/.exec(first.parts[0] as string)
       : null;
   return m !== null && sources[Number(m[1])]?.kind === 'derived';
+}
+
+/**
+ * `agg JOIN kv ON ...` (INNER or LEFT, no range): the left side reads one derived source (a nested
+ * streaming query, e.g. a CTE that aggregates a tumble window) and the right side is one
+ * versioned_kv stream, the only two sources of the query.
+ */
+function isDerivedKvEnrichment(
+  j: JoinExpr,
+  sources: readonly BoundSource[],
+  ctes: ReadonlyMap<string, Query>,
+): boolean {
+  if (sources.length !== 2 || !['INNER', 'LEFT'].includes(j.joinKind) || hasRangeCondition(j.on))
+    return false;
+  if (j.strictness && j.strictness !== 'ALL') return false;
+  const left = [...sourcesIn(j.left, ctes)];
+  const right = [...sourcesIn(j.right, ctes)];
+  const l = left.length === 1 ? sources[left[0] as number] : undefined;
+  const r = right.length === 1 ? sources[right[0] as number] : undefined;
+  return l?.kind === 'derived' && r?.kind === 'stream' && r.definition.mode === 'versioned_kv';
 }

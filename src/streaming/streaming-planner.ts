@@ -14,6 +14,7 @@ import { call, ident, num } from '../sql/ast/build.ts';
 import type { Expr, FunctionCall, Setting } from '../sql/ast/expression.ts';
 import type { FromItem, Query, SelectQuery, TableFunctionRef, WithItem } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
+import { historicalStreamingCall } from '../sql/translator/historical-streaming-functions.ts';
 import { monotonicStepSql } from '../sql/translator/monotonic-call.ts';
 import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts';
 import { translateExpression, translateQuery } from '../sql/translator/translate.ts';
@@ -66,6 +67,7 @@ import { type BindingContext, type BoundSource, StreamBinder } from './stream-bi
 import type { AggregationProgram, ChildProgram, StreamingProgram } from './streaming-program.ts';
 import { overToSubstreams, substreamKey } from './substreams.ts';
 import { withTableNameQualifiers } from './table-name-qualifiers.ts';
+import { topKTiesOrdered } from './top-k-ties.ts';
 import {
   changelogTailSource,
   readsVersionedDelta,
@@ -81,6 +83,9 @@ export interface StreamingPlanContext extends BindingContext {
   /** Last committed sn of a stream key (for `latest` starts). */
   committedSn(key: string): number;
 }
+
+/** Row-order functions an aggregation's items may call over its emitted rows. */
+const ROW_ORDER_FUNCTIONS = new Set(['lag', 'lags', 'neighbor']);
 
 /** Streaming-only functions as the executor runs them. */
 function streamingFunction(f: FunctionCall): string {
@@ -675,10 +680,13 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       detail: 'aggregate functions with OVER (...) are not supported in streaming queries yet',
     });
   }
-  let split = splitAggregation(select, {
-    window: shape === 'window',
-    ...(retract ? { retract: retract.description } : {}),
-  });
+  let split = splitAggregation(
+    shape === 'global' && !retract && sources[0]?.kind === 'stream' ? topKTiesOrdered(select) : select,
+    {
+      window: shape === 'window',
+      ...(retract ? { retract: retract.description } : {}),
+    },
+  );
   if (joinDelta) split = { ...split, fold: joinDeltaOf(split.fold, joinDelta) };
   const win = wf ? windowShape(wf) : undefined;
 
@@ -799,6 +807,13 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       ],
     };
   }
+  // lag(), lags(), neighbor(x, -n) in an aggregation's items read the rows of each emit in the
+  // order the emit produces them (the engine's lagInFrame), as in a historical aggregation.
+  const beforeRowOrder = emitFunction;
+  const rowOrderFunction = (f: FunctionCall, translate: (e: Expr) => string): string => {
+    const overRows = ROW_ORDER_FUNCTIONS.has(f.name.toLowerCase()) ? historicalStreamingCall(f) : undefined;
+    return overRows ? translate(overRows) : beforeRowOrder(f);
+  };
   const emitSql = new SqlTemplate(
     translateQuery(emitSelect, {
       resolver: stateResolver(
@@ -806,7 +821,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
           ? retractNetRows(split, '__TRB_STATE__', P.emitFilter)
           : `(SELECT * FROM __TRB_STATE__ WHERE ${P.emitFilter})`,
       ),
-      streamingFunction: emitFunction,
+      streamingFunction: rowOrderFunction,
       boolResults: true,
     }),
   );

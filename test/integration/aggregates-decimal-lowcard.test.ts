@@ -66,7 +66,15 @@ test('global aggregates: historical and streaming agree on values and types', as
       0.5,
     ],
   ]);
-  assert.deepEqual(last, h.rows[0]);
+  // top_k((p, id), 1): four tuples counted once each. Streaming orders ties as Proton's space-saving
+  // state does (the first to reach its count first: 1.25 'a'); the historical engine's topK does
+  // not fix the order of ties (top-k-ties.ts).
+  const TIED = 8;
+  assert.deepEqual((last as unknown[])[TIED], [[[1.25, 'a'], 1]]);
+  assert.deepEqual(
+    (last as unknown[]).filter((_, i) => i !== TIED),
+    (h.rows[0] as unknown[]).filter((_, i) => i !== TIED),
+  );
   assert.deepEqual(
     q.info.result.header.map((c) => `${c.name}: ${c.type}`),
     h.header,

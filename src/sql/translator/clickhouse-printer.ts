@@ -32,6 +32,7 @@ import {
   checkQuerySetting,
   checkTableFunction,
 } from './engine-allow-list.ts';
+import { havingOverLag } from './having-over-lag.ts';
 import { historicalStreamingCall } from './historical-streaming-functions.ts';
 import { isArrayOrMap, type MapCastScope } from './map-cast.ts';
 import { isProtonQuerySetting } from './proton-settings.ts';
@@ -341,6 +342,8 @@ export class ClickHousePrinter extends StatementPrinter {
   }
 
   protected override select(q: SelectQuery, layout: Layout): string {
+    const filtered = havingOverLag(q);
+    if (filtered !== q) return this.select(filtered, layout);
     const ctes = new Set(q.with?.filter((w) => w.kind === 'Cte').map((w) => w.name) ?? []);
     this.cteScopes.push(ctes);
     this.sourceScopes.push(q.from ? this.sourcesOf(q.from) : []);
