@@ -4,7 +4,7 @@
  * plain streaming query and inside materialized views (checkpointed, with and without INTO).
  */
 import { after, before, test } from 'node:test';
-import { assertSameRows, StreamingApi, type StreamingQuery } from '../helpers/streaming-client.ts';
+import { assertSameRows, StreamingApi } from '../helpers/streaming-client.ts';
 
 let api: StreamingApi;
 before(async () => {
@@ -13,11 +13,6 @@ before(async () => {
 after(async () => {
   await api.close();
 });
-
-async function settled(q: StreamingQuery, count: number): Promise<unknown[][]> {
-  await q.waitForRows(count);
-  return q.waitForQuiet(400);
-}
 
 const select = (src: string, kv: string) =>
   `WITH results AS (SELECT i, format_datetime(window_end, '%Y-%m-%d %H:%i:%S', 'UTC') AS timestamp, to_string(max(v)) AS recordValue FROM tumble(${src}, t, 2s) GROUP BY i, window_end) ` +
@@ -63,7 +58,7 @@ test('a tumble aggregation CTE joined with a versioned_kv stream, as a streaming
     // Each insert is its own step, so the kv row of that time is the one each emit meets.
     await q.waitForScanned(++seen);
   });
-  assertSameRows(await settled(q, 3), EXPECTED);
+  assertSameRows(await q.settle(3), EXPECTED);
   await q.cancel();
 });
 
@@ -84,6 +79,6 @@ test('the same join inside materialized views, with an implicit target and INTO 
   await feed(src, kv, async () => {
     if (++inserts === 2) await q.waitForRows(2);
   });
-  assertSameRows(await settled(q, 6), [...EXPECTED, ...EXPECTED]);
+  assertSameRows(await q.settle(6), [...EXPECTED, ...EXPECTED]);
   await q.cancel();
 });
