@@ -24,7 +24,7 @@ export interface Config {
   engineStreamSessions: number;
   /**
    * The longest a live tail waits to cover several commits in one step while its stream is busy
-   * (TRIBUTARY_TAIL_STEP_GAP_MS, default 20; 0: a step per commit). src/streaming/step-pacing.ts.
+   * (TRIBUTARY_TAIL_STEP_GAP_MS, default 0: a step per commit; 20 halves the steps of a busy tail). src/streaming/step-pacing.ts.
    */
   tailStepGapMs: number;
   /**

@@ -67,8 +67,8 @@ test('TRIBUTARY_LICENSE_PUBLIC_KEYS takes Ed25519 keys and names itself when one
 });
 
 test('TRIBUTARY_TAIL_STEP_GAP_MS sets how long a busy tail coalesces commits (0: a step per commit)', () => {
-  assert.equal(loadConfig({}, []).tailStepGapMs, 20);
-  assert.equal(loadConfig({ TRIBUTARY_TAIL_STEP_GAP_MS: '0' }, []).tailStepGapMs, 0);
+  assert.equal(loadConfig({}, []).tailStepGapMs, 0);
+  assert.equal(loadConfig({ TRIBUTARY_TAIL_STEP_GAP_MS: '20' }, []).tailStepGapMs, 20);
   assert.equal(loadConfig({}, ['--tail-step-gap-ms', '50']).tailStepGapMs, 50);
   assert.throws(
     () => loadConfig({ TRIBUTARY_TAIL_STEP_GAP_MS: 'soon' }, []),
