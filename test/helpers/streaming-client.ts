@@ -73,6 +73,14 @@ export class StreamingApi {
     return name;
   }
 
+  /** Run `sql`, then wait until `q` has `total` rows (or, when it should have no new row, for quiet). */
+  async execAndWait(q: StreamingQuery, sql: string, total: number): Promise<void> {
+    const before = (await q.waitForRows(0)).length;
+    await this.exec(sql);
+    if (total > before) await q.waitForRows(total);
+    else await q.waitForQuiet(300);
+  }
+
   /** A statement without a result (CREATE STREAM, INSERT, ...) through POST /v1beta2/queries: 204. */
   async exec(sql: string): Promise<void> {
     const r = await this.post('/v1beta2/queries', { sql });

@@ -14,7 +14,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { StreamingApi, type StreamingQuery } from '../helpers/streaming-client.ts';
+import { StreamingApi } from '../helpers/streaming-client.ts';
 
 let api: StreamingApi;
 before(async () => {
@@ -24,27 +24,19 @@ after(async () => {
   await api.close();
 });
 
-/** Run `sql`, then wait until `q` has `total` rows (or, when it should have no new row, for quiet). */
-async function step(q: StreamingQuery, sql: string, total: number): Promise<void> {
-  const before = (await q.waitForRows(0)).length;
-  await api.exec(sql);
-  if (total > before) await q.waitForRows(total);
-  else await q.waitForQuiet(300);
-}
-
 test('changelog(cte, key) of a CTE that filters and computes its key: rows it drops are no versions', async () => {
   const s = await api.createStream('cf', '(i int, v string)');
   const q = await api.start(
     `WITH r1 AS (SELECT i % 5 AS id, v, _tp_time AS time FROM ${s} WHERE i < 50) SELECT id, v, _tp_delta FROM changelog(r1, id)`,
   );
-  await step(q, `INSERT INTO ${s} (i, v) VALUES (1, 't1')`, 1);
+  await api.execAndWait(q, `INSERT INTO ${s} (i, v) VALUES (1, 't1')`, 1);
   // Key 1 again (6 % 5): retracts t1.
-  await step(q, `INSERT INTO ${s} (i, v) VALUES (6, 'tt1')`, 3);
+  await api.execAndWait(q, `INSERT INTO ${s} (i, v) VALUES (6, 'tt1')`, 3);
   // Filtered out by the CTE (i >= 50), though 51 % 5 is key 1: nothing.
-  await step(q, `INSERT INTO ${s} (i, v) VALUES (51, 'x')`, 3);
+  await api.execAndWait(q, `INSERT INTO ${s} (i, v) VALUES (51, 'x')`, 3);
   // Another key: no retraction.
-  await step(q, `INSERT INTO ${s} (i, v) VALUES (2, 'a2')`, 4);
-  await step(q, `INSERT INTO ${s} (i, v) VALUES (11, 'ttt1')`, 6);
+  await api.execAndWait(q, `INSERT INTO ${s} (i, v) VALUES (2, 'a2')`, 4);
+  await api.execAndWait(q, `INSERT INTO ${s} (i, v) VALUES (11, 'ttt1')`, 6);
   assert.deepEqual(await q.waitForQuiet(300), [
     [1, 't1', 1],
     [1, 't1', -1],
@@ -62,14 +54,14 @@ test('an aggregation over a subquery joining changelog(s, key) sides counts the 
   const q = await api.start(
     `SELECT checked, count() AS n FROM (SELECT a.v, b.v, a.i > 0 AS checked FROM changelog(${l}, i) AS a JOIN changelog(${r}, i) AS b ON a.i = b.i) GROUP BY checked EMIT ON UPDATE`,
   );
-  await step(q, `INSERT INTO ${l} (i, v) VALUES (1, 'a1')`, 0);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, v) VALUES (1, 'a1')`, 0);
   // (a1, b1) joined.
-  await step(q, `INSERT INTO ${r} (i, v) VALUES (1, 'b1')`, 1);
+  await api.execAndWait(q, `INSERT INTO ${r} (i, v) VALUES (1, 'b1')`, 1);
   // A new version of key 1 on the left: (a1, b1) retracted, (a1', b1) added: still one row.
-  await step(q, `INSERT INTO ${l} (i, v) VALUES (1, 'a1x')`, 2);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, v) VALUES (1, 'a1x')`, 2);
   // Key 2 on both sides: a second joined row.
-  await step(q, `INSERT INTO ${l} (i, v) VALUES (2, 'a2')`, 2);
-  await step(q, `INSERT INTO ${r} (i, v) VALUES (2, 'b2')`, 3);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, v) VALUES (2, 'a2')`, 2);
+  await api.execAndWait(q, `INSERT INTO ${r} (i, v) VALUES (2, 'b2')`, 3);
   const rows = await q.waitForQuiet(300);
   assert.deepEqual(rows, [
     [true, 1],
@@ -90,14 +82,14 @@ test('changelog(r1, id) JOIN changelog(r2, id) of CTEs splitting one stream: a j
   const q = await api.start(
     `${splitCtes(s)}SELECT r1.v, r2.v, r1.time >= r2.time AS checked, _tp_delta ${joinOfCtes}`,
   );
-  await step(q, at(s, 1, 't1', '4'), 0);
+  await api.execAndWait(q, at(s, 1, 't1', '4'), 0);
   // r2's key 1 (51 % 5): joins r1's t1.
-  await step(q, at(s, 51, 't2', '6'), 1);
+  await api.execAndWait(q, at(s, 51, 't2', '6'), 1);
   // r1's key 1 again: (t1, t2) retracted, (tt1, t2) added.
-  await step(q, at(s, 1, 'tt1', '6'), 3);
+  await api.execAndWait(q, at(s, 1, 'tt1', '6'), 3);
   // Key 2 on r1 only: nothing.
-  await step(q, at(s, 2, 'a2', '6'), 3);
-  await step(q, at(s, 1, 'ttt1', '7'), 5);
+  await api.execAndWait(q, at(s, 2, 'a2', '6'), 3);
+  await api.execAndWait(q, at(s, 1, 'ttt1', '7'), 5);
   assert.deepEqual(await q.waitForQuiet(300), [
     ['t1', 't2', false, 1],
     ['t1', 't2', false, -1],
@@ -113,12 +105,12 @@ test("an aggregation over a subquery joining changelog() of the outer query's CT
   const q = await api.start(
     `${splitCtes(s)}SELECT checked, count() FROM (SELECT r1.v, r2.v, r1.time >= r2.time AS checked ${joinOfCtes}) GROUP BY checked EMIT ON UPDATE`,
   );
-  await step(q, at(s, 1, 't1', '4'), 0);
-  await step(q, at(s, 51, 't2', '6'), 1);
+  await api.execAndWait(q, at(s, 1, 't1', '4'), 0);
+  await api.execAndWait(q, at(s, 51, 't2', '6'), 1);
   // (t1, t2, false) retracted: the false group counts 0; (tt1, t2, true) counted.
-  await step(q, at(s, 1, 'tt1', '6'), 3);
+  await api.execAndWait(q, at(s, 1, 'tt1', '6'), 3);
   // (tt1, t2) retracted and (ttt1, t2) added: true still 1.
-  await step(q, at(s, 1, 'ttt1', '7'), 4);
+  await api.execAndWait(q, at(s, 1, 'ttt1', '7'), 4);
   assert.deepEqual(await q.waitForQuiet(300), [
     [false, 1],
     [false, 0],
@@ -136,15 +128,15 @@ test('lag_behind in a join of changelogs: each side applies once the other side 
     `${splitCtes(s)}SELECT r1.v, r2.v, r1.time >= r2.time AS checked, _tp_delta ${aligned}`,
   );
   // r1 (left) t1@4: the right side has no time yet, it waits.
-  await step(q, at(s, 1, 't1', '4'), 0);
+  await api.execAndWait(q, at(s, 1, 't1', '4'), 0);
   // r2 (right) t2@6: left 4 - 1ms < 6, t1 applies (meets no right row); t2 waits (6 > 4 - 1ms).
-  await step(q, at(s, 51, 't2', '6'), 0);
+  await api.execAndWait(q, at(s, 51, 't2', '6'), 0);
   // Left tt1@6: 6 - 1ms < 6, applies (retracting t1, which joined nothing); t2 still waits.
-  await step(q, at(s, 1, 'tt1', '6'), 0);
+  await api.execAndWait(q, at(s, 1, 'tt1', '6'), 0);
   // Left ttt1@7: t2 applies (6 <= 7 - 1ms) and meets tt1; ttt1 waits (7 - 1ms >= 6).
-  await step(q, at(s, 1, 'ttt1', '7'), 1);
+  await api.execAndWait(q, at(s, 1, 'ttt1', '7'), 1);
   // Right tt2@7: ttt1 applies (7 - 1ms < 7): (tt1, t2) retracted, (ttt1, t2) added; tt2 waits.
-  await step(q, at(s, 51, 'tt2', '7'), 3);
+  await api.execAndWait(q, at(s, 51, 'tt2', '7'), 3);
   assert.deepEqual(await q.waitForQuiet(300), [
     ['tt1', 't2', true, 1],
     ['tt1', 't2', true, -1],
@@ -159,21 +151,21 @@ test('a subscribed aggregation over an aligned join of changelogs: RECOVER takes
     `SUBSCRIBE TO ${splitCtes(s)}SELECT checked, count() FROM (SELECT r1.v, r2.v, r1.time >= r2.time AS checked ${aligned}) GROUP BY checked EMIT ON UPDATE SETTINGS checkpoint_interval=1`,
   );
   await q.waitForScanned(0);
-  await step(q, at(s, 1, 't1', '4'), 0);
-  await step(q, at(s, 51, 't2', '6'), 0);
-  await step(q, at(s, 1, 'tt1', '6'), 0);
+  await api.execAndWait(q, at(s, 1, 't1', '4'), 0);
+  await api.execAndWait(q, at(s, 51, 't2', '6'), 0);
+  await api.execAndWait(q, at(s, 1, 'tt1', '6'), 0);
   // (tt1, t2) counted: never (t1, t2), whose false group would be retracted again.
-  await step(q, at(s, 1, 'ttt1', '7'), 1);
+  await api.execAndWait(q, at(s, 1, 'ttt1', '7'), 1);
   assert.deepEqual(await q.waitForQuiet(300), [[true, 1]]);
   await q.cancel();
   const rec = await api.start(`RECOVER FROM '${q.id}'`);
   await rec.waitForQuiet(300);
   // ttt1 (waiting at the checkpoint) applies: (tt1, t2) for (ttt1, t2), still one true row.
-  await step(rec, at(s, 51, 'tt2', '7'), 1);
+  await api.execAndWait(rec, at(s, 51, 'tt2', '7'), 1);
   // tt2 applies: (ttt1, t2) for (ttt1, tt2).
-  await step(rec, at(s, 1, 'tttt1', '9'), 2);
+  await api.execAndWait(rec, at(s, 1, 'tttt1', '9'), 2);
   // tttt1 applies: (ttt1, tt2) for (tttt1, tt2).
-  await step(rec, at(s, 51, 'ttt2', '9'), 3);
+  await api.execAndWait(rec, at(s, 51, 'ttt2', '9'), 3);
   assert.deepEqual(await rec.waitForQuiet(300), [
     [true, 1],
     [true, 1],

@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { assertSameRows, StreamingApi, type StreamingQuery } from '../helpers/streaming-client.ts';
+import { assertSameRows, StreamingApi } from '../helpers/streaming-client.ts';
 
 let api: StreamingApi;
 before(async () => {
@@ -20,14 +20,6 @@ before(async () => {
 after(async () => {
   await api.close();
 });
-
-/** Run `sql`, then wait until `q` has `total` rows (or, when it should have no new row, for quiet). */
-async function step(q: StreamingQuery, sql: string, total: number): Promise<void> {
-  const before = (await q.waitForRows(0)).length;
-  await api.exec(sql);
-  if (total > before) await q.waitForRows(total);
-  else await q.waitForQuiet(300);
-}
 
 const abc = async (modes: [string, string, string]) => {
   const settings = (mode: string, key: string) =>
@@ -50,16 +42,16 @@ test('changelog JOIN changelog JOIN changelog: retractions and additions multipl
   const q = await api.start(
     `SELECT a.i, b.j, c.k, _tp_delta FROM ${a} AS a INNER JOIN ${b} AS b ON a.k1 = b.kk1 AND a.k2 = b.kk2 INNER JOIN ${c} AS c ON a.k1 = c.kkk1 AND a.k2 = c.kkk2`,
   );
-  await step(q, `INSERT INTO ${a} (i, k1, k2) VALUES (1, 1, 'k')`, 0);
-  await step(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (2, 1, 'k')`, 0);
-  await step(q, `INSERT INTO ${c} (k, kkk1, kkk2) VALUES (3, 1, 'k')`, 1);
+  await api.execAndWait(q, `INSERT INTO ${a} (i, k1, k2) VALUES (1, 1, 'k')`, 0);
+  await api.execAndWait(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (2, 1, 'k')`, 0);
+  await api.execAndWait(q, `INSERT INTO ${c} (k, kkk1, kkk2) VALUES (3, 1, 'k')`, 1);
   // b's row retracted: the joined row is retracted.
-  await step(q, `INSERT INTO ${b} (j, kk1, kk2, _tp_delta) VALUES (2, 1, 'k', -1)`, 2);
+  await api.execAndWait(q, `INSERT INTO ${b} (j, kk1, kk2, _tp_delta) VALUES (2, 1, 'k', -1)`, 2);
   // b is empty: new a and c rows meet nothing.
-  await step(q, `INSERT INTO ${a} (i, k1, k2) VALUES (4, 1, 'k')`, 2);
-  await step(q, `INSERT INTO ${c} (k, kkk1, kkk2) VALUES (5, 1, 'k')`, 2);
+  await api.execAndWait(q, `INSERT INTO ${a} (i, k1, k2) VALUES (4, 1, 'k')`, 2);
+  await api.execAndWait(q, `INSERT INTO ${c} (k, kkk1, kkk2) VALUES (5, 1, 'k')`, 2);
   // A new b row meets both a rows and both c rows.
-  await step(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (6, 1, 'k')`, 6);
+  await api.execAndWait(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (6, 1, 'k')`, 6);
   const rows = await q.waitForQuiet(300);
   assert.deepEqual(rows.slice(0, 2), [
     [1, 2, 3, 1],
@@ -79,17 +71,17 @@ test('versioned_kv JOIN versioned_kv JOIN changelog: a new version retracts and 
   const q = await api.start(
     `SELECT a.i, b.j, c.k, _tp_delta FROM ${a} AS a INNER JOIN ${b} AS b ON a.k1 = b.kk1 INNER JOIN ${c} AS c ON b.kk1 = c.kkk1 AND b.kk2 = c.kkk2`,
   );
-  await step(q, `INSERT INTO ${c} (k, kkk1, kkk2) VALUES (3, 1, 'k')`, 0);
-  await step(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (2, 1, 'k')`, 0);
-  await step(q, `INSERT INTO ${a} (i, k1, k2) VALUES (1, 1, 'k')`, 1);
+  await api.execAndWait(q, `INSERT INTO ${c} (k, kkk1, kkk2) VALUES (3, 1, 'k')`, 0);
+  await api.execAndWait(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (2, 1, 'k')`, 0);
+  await api.execAndWait(q, `INSERT INTO ${a} (i, k1, k2) VALUES (1, 1, 'k')`, 1);
   // b's key (1, 'k') gets version 4: the row with 2 is retracted, the row with 4 added.
-  await step(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (4, 1, 'k')`, 3);
+  await api.execAndWait(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (4, 1, 'k')`, 3);
   // a's key gets the same row again: still a new version.
-  await step(q, `INSERT INTO ${a} (i, k1, k2) VALUES (1, 1, 'k')`, 5);
+  await api.execAndWait(q, `INSERT INTO ${a} (i, k1, k2) VALUES (1, 1, 'k')`, 5);
   // b's new key (2, 'k') does not meet a (k1 = 1).
-  await step(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (5, 2, 'k')`, 5);
+  await api.execAndWait(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (5, 2, 'k')`, 5);
   // c's row retracted.
-  await step(q, `INSERT INTO ${c} (k, kkk1, kkk2, _tp_delta) VALUES (3, 1, 'k', -1)`, 6);
+  await api.execAndWait(q, `INSERT INTO ${c} (k, kkk1, kkk2, _tp_delta) VALUES (3, 1, 'k', -1)`, 6);
   assert.deepEqual(await q.waitForQuiet(300), [
     [1, 2, 3, 1],
     [1, 2, 3, -1],
@@ -106,11 +98,11 @@ test('three versioned_kv streams; a.kk2 names the only side with kk2, as Proton 
   const q = await api.start(
     `SELECT a.i, b.j, c.k, _tp_delta FROM ${a} AS a INNER JOIN ${b} AS b ON a.k1 = b.kk1 AND a.k2 = b.kk2 INNER JOIN ${c} AS c ON b.kk1 = c.kkk1 AND a.kk2 = c.kkk2`,
   );
-  await step(q, `INSERT INTO ${c} (k, kkk1, kkk2) VALUES (3, 1, 'k')`, 0);
-  await step(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (2, 1, 'k')`, 0);
-  await step(q, `INSERT INTO ${a} (i, k1, k2) VALUES (1, 1, 'k')`, 1);
-  await step(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (4, 1, 'k')`, 3);
-  await step(q, `INSERT INTO ${a} (i, k1, k2) VALUES (5, 1, 'k')`, 5);
+  await api.execAndWait(q, `INSERT INTO ${c} (k, kkk1, kkk2) VALUES (3, 1, 'k')`, 0);
+  await api.execAndWait(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (2, 1, 'k')`, 0);
+  await api.execAndWait(q, `INSERT INTO ${a} (i, k1, k2) VALUES (1, 1, 'k')`, 1);
+  await api.execAndWait(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (4, 1, 'k')`, 3);
+  await api.execAndWait(q, `INSERT INTO ${a} (i, k1, k2) VALUES (5, 1, 'k')`, 5);
   assert.deepEqual(await q.waitForQuiet(300), [
     [1, 2, 3, 1],
     [1, 2, 3, -1],
@@ -125,11 +117,11 @@ test('changelog_kv JOIN changelog_kv: a deleted key retracts what it joined (001
   const l = await api.createStream('cl', "(i int32, s string) PRIMARY KEY s SETTINGS mode='changelog_kv'");
   const r = await api.createStream('cr', "(ii int32, ss string) PRIMARY KEY ss SETTINGS mode='changelog_kv'");
   const q = await api.start(`SELECT i, s, ii, ss, _tp_delta FROM ${l} INNER JOIN ${r} ON i = ii`);
-  await step(q, `INSERT INTO ${l} (i, s) VALUES (1, 's1')`, 0);
-  await step(q, `INSERT INTO ${r} (ii, ss) VALUES (1, 'ss1')`, 1);
-  await step(q, `INSERT INTO ${l} (i, s) VALUES (1, 's2')`, 2);
-  await step(q, `INSERT INTO ${l} (i, s, _tp_delta) VALUES (1, 's1', -1)`, 3);
-  await step(q, `INSERT INTO ${r} (ii, ss) VALUES (1, 'ss2')`, 4);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, s) VALUES (1, 's1')`, 0);
+  await api.execAndWait(q, `INSERT INTO ${r} (ii, ss) VALUES (1, 'ss1')`, 1);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, s) VALUES (1, 's2')`, 2);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, s, _tp_delta) VALUES (1, 's1', -1)`, 3);
+  await api.execAndWait(q, `INSERT INTO ${r} (ii, ss) VALUES (1, 'ss2')`, 4);
   assert.deepEqual(await q.waitForQuiet(300), [
     [1, 's1', 1, 'ss1', 1],
     [1, 's2', 1, 'ss1', 1],
@@ -155,14 +147,14 @@ test('changelog(s, key) JOIN changelog(t, key): each side the versions of its ke
     all.header.filter((n) => !n.endsWith('_tp_time')),
     ['i', 'k', 'j', 'kk', '_tp_delta'],
   );
-  await step(q, `INSERT INTO ${l} (i, k) VALUES (1, 'k1')`, 0);
-  await step(q, `INSERT INTO ${r} (j, kk) VALUES (1, 'kk1')`, 1);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, k) VALUES (1, 'k1')`, 0);
+  await api.execAndWait(q, `INSERT INTO ${r} (j, kk) VALUES (1, 'kk1')`, 1);
   const [first] = await all.waitForRows(1);
   assert.deepEqual([first?.[0], first?.[1], first?.[3], first?.[4], first?.[6]], [1, 'k1', 1, 'kk1', 1]);
   await all.cancel();
   // k1's new version (2) retracts the joined row and meets nothing.
-  await step(q, `INSERT INTO ${l} (i, k) VALUES (2, 'k1')`, 2);
-  await step(q, `INSERT INTO ${r} (j, kk) VALUES (2, 'kk1')`, 3);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, k) VALUES (2, 'k1')`, 2);
+  await api.execAndWait(q, `INSERT INTO ${r} (j, kk) VALUES (2, 'kk1')`, 3);
   assert.deepEqual(await q.waitForQuiet(300), [
     [1, 'k1', 1, 'kk1', 1],
     [1, 'k1', 1, 'kk1', -1],
@@ -181,11 +173,11 @@ test('append JOIN changelog_kv: only left rows trigger; a deleted key is gone (I
     `SELECT a.i, b.j, b.kk2 FROM ${a} AS a INNER JOIN ${b} AS b ON a.k1 = b.kk1 AND a.k2 = b.kk2`,
   );
   const left = await api.start(`SELECT a.i, b.j, b.kk2 FROM ${a} AS a LEFT JOIN ${b} AS b ON a.k1 = b.kk1`);
-  await step(inner, `INSERT INTO ${b} (j, kk1, kk2) VALUES (2, 1, 'k')`, 0);
-  await step(inner, `INSERT INTO ${a} (i, k1, k2) VALUES (1, 1, 'k')`, 1);
+  await api.execAndWait(inner, `INSERT INTO ${b} (j, kk1, kk2) VALUES (2, 1, 'k')`, 0);
+  await api.execAndWait(inner, `INSERT INTO ${a} (i, k1, k2) VALUES (1, 1, 'k')`, 1);
   await left.waitForRows(1);
-  await step(inner, `INSERT INTO ${b} (j, kk1, kk2, _tp_delta) VALUES (2, 1, 'k', -1)`, 1);
-  await step(inner, `INSERT INTO ${a} (i, k1, k2) VALUES (3, 1, 'k')`, 1);
+  await api.execAndWait(inner, `INSERT INTO ${b} (j, kk1, kk2, _tp_delta) VALUES (2, 1, 'k', -1)`, 1);
+  await api.execAndWait(inner, `INSERT INTO ${a} (i, k1, k2) VALUES (3, 1, 'k')`, 1);
   await left.waitForRows(2);
   assert.deepEqual(await inner.waitForQuiet(300), [[1, 2, 'k']]);
   assert.deepEqual(await left.waitForQuiet(300), [
@@ -201,17 +193,17 @@ test('append JOIN changelog(b, keys) JOIN changelog: each side as it is when a l
   const q = await api.start(
     `SELECT a.i, b.j, c.k FROM ${a} AS a INNER JOIN changelog(${b}, kk1, kk2) AS b ON a.k1 = b.kk1 AND a.k2 = b.kk2 INNER JOIN ${c} AS c ON a.k1 = c.kkk1 AND a.k2 = c.kkk2`,
   );
-  await step(q, `INSERT INTO ${c} (k, kkk1, kkk2) VALUES (3, 1, 'k')`, 0);
-  await step(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (2, 1, 'k')`, 0);
-  await step(q, `INSERT INTO ${a} (i, k1, k2) VALUES (1, 1, 'k')`, 1);
+  await api.execAndWait(q, `INSERT INTO ${c} (k, kkk1, kkk2) VALUES (3, 1, 'k')`, 0);
+  await api.execAndWait(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (2, 1, 'k')`, 0);
+  await api.execAndWait(q, `INSERT INTO ${a} (i, k1, k2) VALUES (1, 1, 'k')`, 1);
   // b's key gets version 4; right-side changes alone emit nothing.
-  await step(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (4, 1, 'k')`, 1);
-  await step(q, `INSERT INTO ${a} (i, k1, k2) VALUES (7, 1, 'k')`, 2);
+  await api.execAndWait(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (4, 1, 'k')`, 1);
+  await api.execAndWait(q, `INSERT INTO ${a} (i, k1, k2) VALUES (7, 1, 'k')`, 2);
   // c's only row retracted: the next left row meets nothing; a new c row then alone emits nothing.
-  await step(q, `INSERT INTO ${c} (k, kkk1, kkk2, _tp_delta) VALUES (3, 1, 'k', -1)`, 2);
-  await step(q, `INSERT INTO ${a} (i, k1, k2) VALUES (8, 1, 'k')`, 2);
-  await step(q, `INSERT INTO ${c} (k, kkk1, kkk2) VALUES (5, 1, 'k')`, 2);
-  await step(q, `INSERT INTO ${a} (i, k1, k2) VALUES (9, 1, 'k')`, 3);
+  await api.execAndWait(q, `INSERT INTO ${c} (k, kkk1, kkk2, _tp_delta) VALUES (3, 1, 'k', -1)`, 2);
+  await api.execAndWait(q, `INSERT INTO ${a} (i, k1, k2) VALUES (8, 1, 'k')`, 2);
+  await api.execAndWait(q, `INSERT INTO ${c} (k, kkk1, kkk2) VALUES (5, 1, 'k')`, 2);
+  await api.execAndWait(q, `INSERT INTO ${a} (i, k1, k2) VALUES (9, 1, 'k')`, 3);
   assert.deepEqual(await q.waitForQuiet(300), [
     [1, 2, 3],
     [7, 4, 3],
@@ -225,12 +217,12 @@ test('append JOIN versioned_kv JOIN versioned_kv on part of the keys (0013_chang
   const q = await api.start(
     `SELECT a.i, b.j, c.k FROM ${a} AS a INNER JOIN ${b} AS b ON a.k1 = b.kk1 INNER JOIN ${c} AS c ON b.kk2 = c.kkk2`,
   );
-  await step(q, `INSERT INTO ${c} (k, kkk1, kkk2) VALUES (3, 2, 'k2')`, 0);
-  await step(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (2, 1, 'k2')`, 0);
-  await step(q, `INSERT INTO ${a} (i, k1, k2) VALUES (1, 1, 'k')`, 1);
-  await step(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (4, 1, 'k2')`, 1);
-  await step(q, `INSERT INTO ${c} (k, kkk1, kkk2) VALUES (5, 3, 'k2')`, 1);
-  await step(q, `INSERT INTO ${a} (i, k1, k2) VALUES (1, 1, 'k')`, 3);
+  await api.execAndWait(q, `INSERT INTO ${c} (k, kkk1, kkk2) VALUES (3, 2, 'k2')`, 0);
+  await api.execAndWait(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (2, 1, 'k2')`, 0);
+  await api.execAndWait(q, `INSERT INTO ${a} (i, k1, k2) VALUES (1, 1, 'k')`, 1);
+  await api.execAndWait(q, `INSERT INTO ${b} (j, kk1, kk2) VALUES (4, 1, 'k2')`, 1);
+  await api.execAndWait(q, `INSERT INTO ${c} (k, kkk1, kkk2) VALUES (5, 3, 'k2')`, 1);
+  await api.execAndWait(q, `INSERT INTO ${a} (i, k1, k2) VALUES (1, 1, 'k')`, 3);
   const rows = await q.waitForQuiet(300);
   assert.deepEqual(rows[0], [1, 2, 3]);
   assertSameRows(rows.slice(1), [
@@ -246,14 +238,14 @@ test('an aggregation over versioned_kv JOIN versioned_kv retracts the replaced j
   const q = await api.start(
     `SELECT s, sum(i + ii) AS total, count() AS n FROM ${l} JOIN ${r} ON s = ss GROUP BY s EMIT ON UPDATE`,
   );
-  await step(q, `INSERT INTO ${r} (ii, ss) VALUES (1, 's1')`, 0);
-  await step(q, `INSERT INTO ${l} (i, s) VALUES (3, 's1')`, 1);
+  await api.execAndWait(q, `INSERT INTO ${r} (ii, ss) VALUES (1, 's1')`, 0);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, s) VALUES (3, 's1')`, 1);
   // s1's left row replaced: 2 + 1, still one joined row.
-  await step(q, `INSERT INTO ${l} (i, s) VALUES (2, 's1')`, 2);
-  await step(q, `INSERT INTO ${r} (ii, ss) VALUES (4, 's1')`, 3);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, s) VALUES (2, 's1')`, 2);
+  await api.execAndWait(q, `INSERT INTO ${r} (ii, ss) VALUES (4, 's1')`, 3);
   // Another key: its own group.
-  await step(q, `INSERT INTO ${l} (i, s) VALUES (10, 's2'), (20, 's3')`, 3);
-  await step(q, `INSERT INTO ${r} (ii, ss) VALUES (5, 's2')`, 4);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, s) VALUES (10, 's2'), (20, 's3')`, 3);
+  await api.execAndWait(q, `INSERT INTO ${r} (ii, ss) VALUES (5, 's2')`, 4);
   assert.deepEqual(await q.waitForQuiet(300), [
     ['s1', 4, 1],
     ['s1', 3, 1],
@@ -275,13 +267,13 @@ test('versioned_kv LEFT JOIN versioned_kv: a defaults row until a right row matc
     [2, 'w', 0, '', 1],
   ]);
   // A right row comes to match w: its defaults row is retracted, the joined row added.
-  await step(q, `INSERT INTO ${r} (j, kk) VALUES (11, 'w')`, 4);
+  await api.execAndWait(q, `INSERT INTO ${r} (j, kk) VALUES (11, 'w')`, 4);
   // Key 11 moves to z: w has no match again.
-  await step(q, `INSERT INTO ${r} (j, kk) VALUES (11, 'z')`, 6);
+  await api.execAndWait(q, `INSERT INTO ${r} (j, kk) VALUES (11, 'z')`, 6);
   // Key 1 moves to q: what x joined is retracted; q matches nothing.
-  await step(q, `INSERT INTO ${l} (i, k) VALUES (1, 'q')`, 8);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, k) VALUES (1, 'q')`, 8);
   // A new left key meets the right side as it is.
-  await step(q, `INSERT INTO ${l} (i, k) VALUES (3, 'x')`, 9);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, k) VALUES (3, 'x')`, 9);
   assert.deepEqual((await q.waitForQuiet(300)).slice(2), [
     [2, 'w', 0, '', -1],
     [2, 'w', 11, 'w', 1],
@@ -298,15 +290,15 @@ test('changelog_kv LEFT JOIN changelog: retracted right rows and deleted left ke
   const l = await api.createStream('ml', "(i int32, k string) PRIMARY KEY i SETTINGS mode='changelog_kv'");
   const r = await api.createStream('mr', "(j int32, kk string) SETTINGS mode='changelog'");
   const q = await api.start(`SELECT i, k, j, kk, _tp_delta FROM ${l} AS a LEFT JOIN ${r} AS b ON a.k = b.kk`);
-  await step(q, `INSERT INTO ${l} (i, k) VALUES (1, 'x')`, 1);
-  await step(q, `INSERT INTO ${r} (j, kk) VALUES (5, 'x')`, 3);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, k) VALUES (1, 'x')`, 1);
+  await api.execAndWait(q, `INSERT INTO ${r} (j, kk) VALUES (5, 'x')`, 3);
   // Two right rows: the second one adds a joined row; no defaults row is involved.
-  await step(q, `INSERT INTO ${r} (j, kk) VALUES (6, 'x')`, 4);
-  await step(q, `INSERT INTO ${r} (j, kk, _tp_delta) VALUES (5, 'x', -1)`, 5);
+  await api.execAndWait(q, `INSERT INTO ${r} (j, kk) VALUES (6, 'x')`, 4);
+  await api.execAndWait(q, `INSERT INTO ${r} (j, kk, _tp_delta) VALUES (5, 'x', -1)`, 5);
   // The last matching row retracted: the defaults row is back.
-  await step(q, `INSERT INTO ${r} (j, kk, _tp_delta) VALUES (6, 'x', -1)`, 7);
+  await api.execAndWait(q, `INSERT INTO ${r} (j, kk, _tp_delta) VALUES (6, 'x', -1)`, 7);
   // The left key deleted: its defaults row is retracted.
-  await step(q, `INSERT INTO ${l} (i, k, _tp_delta) VALUES (1, 'x', -1)`, 8);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, k, _tp_delta) VALUES (1, 'x', -1)`, 8);
   assert.deepEqual(await q.waitForQuiet(300), [
     [1, 'x', 0, '', 1],
     [1, 'x', 0, '', -1],
@@ -330,15 +322,15 @@ test('tumble over versioned_kv JOIN versioned_kv: each window counts the joined 
     `SELECT window_start, count(), sum(i) FROM tumble(${l}, t, 5s) AS a JOIN ${r} AS b ON a.k = b.kk GROUP BY window_start`,
   );
   const at = (s: number) => `'2024-01-01 00:00:${String(s).padStart(2, '0')}'`;
-  await step(q, `INSERT INTO ${r} (j, kk) VALUES (10, 'x')`, 0);
+  await api.execAndWait(q, `INSERT INTO ${r} (j, kk) VALUES (10, 'x')`, 0);
   // Window [0, 5): 1 and 2 join 10 (+2); key 1 moves to y (-1); 11 joins 2 (+1): 2 rows, sum 4.
-  await step(q, `INSERT INTO ${l} (i, k, t) VALUES (1, 'x', ${at(1)})`, 0);
-  await step(q, `INSERT INTO ${l} (i, k, t) VALUES (2, 'x', ${at(2)})`, 0);
-  await step(q, `INSERT INTO ${l} (i, k, t) VALUES (1, 'y', ${at(3)})`, 0);
-  await step(q, `INSERT INTO ${r} (j, kk) VALUES (11, 'x')`, 0);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, k, t) VALUES (1, 'x', ${at(1)})`, 0);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, k, t) VALUES (2, 'x', ${at(2)})`, 0);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, k, t) VALUES (1, 'y', ${at(3)})`, 0);
+  await api.execAndWait(q, `INSERT INTO ${r} (j, kk) VALUES (11, 'x')`, 0);
   // 3 at 7s joins 10 and 11 in window [5, 10); the watermark (7s) closes [0, 5).
-  await step(q, `INSERT INTO ${l} (i, k, t) VALUES (3, 'x', ${at(7)})`, 1);
-  await step(q, `INSERT INTO ${l} (i, k, t) VALUES (4, 'x', ${at(12)})`, 2);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, k, t) VALUES (3, 'x', ${at(7)})`, 1);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, k, t) VALUES (4, 'x', ${at(12)})`, 2);
   assert.deepEqual(await q.waitForQuiet(300), [
     ['2024-01-01 00:00:00.000', 2, 4],
     ['2024-01-01 00:00:05.000', 2, 6],
@@ -353,12 +345,12 @@ test('an aggregation over a subquery that LEFT JOINs versioned_kv streams retrac
     `SELECT k, count() AS n, sum(j) AS total FROM (SELECT k, j FROM ${l} AS a LEFT JOIN ${r} AS b ON a.k = b.kk) GROUP BY k EMIT ON UPDATE`,
   );
   // x: a defaults row (j 0), then the joined rows instead.
-  await step(q, `INSERT INTO ${l} (i, k) VALUES (1, 'x')`, 1);
-  await step(q, `INSERT INTO ${r} (j, kk) VALUES (10, 'x')`, 2);
-  await step(q, `INSERT INTO ${r} (j, kk) VALUES (11, 'x')`, 3);
-  await step(q, `INSERT INTO ${l} (i, k) VALUES (2, 'x')`, 4);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, k) VALUES (1, 'x')`, 1);
+  await api.execAndWait(q, `INSERT INTO ${r} (j, kk) VALUES (10, 'x')`, 2);
+  await api.execAndWait(q, `INSERT INTO ${r} (j, kk) VALUES (11, 'x')`, 3);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, k) VALUES (2, 'x')`, 4);
   // Key 1 moves to y: x loses its two rows; y has a defaults row.
-  await step(q, `INSERT INTO ${l} (i, k) VALUES (1, 'y')`, 6);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, k) VALUES (1, 'y')`, 6);
   const rows = await q.waitForQuiet(300);
   assert.deepEqual(rows.slice(0, 4), [
     ['x', 1, 0],
@@ -407,19 +399,19 @@ test('a versioned_kv or changelog stream JOIN table(dim): its _tp_delta and retr
   const qc = await api.start(
     `SELECT i, j, k, ii, kk, _tp_delta FROM ${cl} AS a LEFT JOIN table(${dim}) AS b ON a.j = b.jj`,
   );
-  await step(q, `INSERT INTO ${vk} (i, j, k) VALUES (1, 2, 'a')`, 1);
-  await step(q, `INSERT INTO ${vk} (i, j, k) VALUES (1, 3, 'a')`, 1);
-  await step(q, `INSERT INTO ${vk} (i, j, k) VALUES (1, 7, 'a')`, 2);
+  await api.execAndWait(q, `INSERT INTO ${vk} (i, j, k) VALUES (1, 2, 'a')`, 1);
+  await api.execAndWait(q, `INSERT INTO ${vk} (i, j, k) VALUES (1, 3, 'a')`, 1);
+  await api.execAndWait(q, `INSERT INTO ${vk} (i, j, k) VALUES (1, 7, 'a')`, 2);
   // Key 2's new version retracts the row its previous version joined.
-  await step(q, `INSERT INTO ${vk} (i, j, k) VALUES (4, 2, 'b')`, 4);
+  await api.execAndWait(q, `INSERT INTO ${vk} (i, j, k) VALUES (4, 2, 'b')`, 4);
   assert.deepEqual(await q.waitForQuiet(300), [
     [1, 2, 'a', 4, 2, 'a', 1],
     [1, 7, 'a', 2, 7, 'h', 1],
     [1, 2, 'a', 4, 2, 'a', -1],
     [4, 2, 'b', 4, 2, 'a', 1],
   ]);
-  await step(qc, `INSERT INTO ${cl} (i, j, k) VALUES (1, 2, 'a'), (5, 5, 'x')`, 2);
-  await step(qc, `INSERT INTO ${cl} (i, j, k, _tp_delta) VALUES (1, 2, 'a', -1)`, 3);
+  await api.execAndWait(qc, `INSERT INTO ${cl} (i, j, k) VALUES (1, 2, 'a'), (5, 5, 'x')`, 2);
+  await api.execAndWait(qc, `INSERT INTO ${cl} (i, j, k, _tp_delta) VALUES (1, 2, 'a', -1)`, 3);
   assert.deepEqual(await qc.waitForQuiet(300), [
     [1, 2, 'a', 4, 'a', 1],
     [5, 5, 'x', 0, '', 1],
@@ -450,11 +442,11 @@ test('a CTE passing a join through, joined with table(dim): one chain of joins (
   const dims = await api.start(
     `WITH t AS (SELECT * FROM ${s1} AS a JOIN table(${s2}) AS b ON a.j = b.j2) SELECT ${columns} FROM t LEFT JOIN table(${s3}) AS d ON t.j = d.j3`,
   );
-  await step(zset, `INSERT INTO ${s2} (i2, j2, k2) VALUES (1, 2, 'a')`, 0);
-  await step(zset, `INSERT INTO ${s1} (i, j, k) VALUES (1, 2, 'a')`, 1);
+  await api.execAndWait(zset, `INSERT INTO ${s2} (i2, j2, k2) VALUES (1, 2, 'a')`, 0);
+  await api.execAndWait(zset, `INSERT INTO ${s1} (i, j, k) VALUES (1, 2, 'a')`, 1);
   await dims.waitForRows(2);
-  await step(zset, `INSERT INTO ${s1} (i, j, k) VALUES (5, 2, 'a')`, 3);
-  await step(dims, `INSERT INTO ${s1} (i, j, k) VALUES (9, 9, 'z')`, 6);
+  await api.execAndWait(zset, `INSERT INTO ${s1} (i, j, k) VALUES (5, 2, 'a')`, 3);
+  await api.execAndWait(dims, `INSERT INTO ${s1} (i, j, k) VALUES (9, 9, 'z')`, 6);
   assert.deepEqual(await zset.waitForQuiet(300), [
     [1, 2, 'a', 1, 2, 'a', 4, 2, 'c', 1],
     [1, 2, 'a', 1, 2, 'a', 4, 2, 'c', -1],
@@ -485,12 +477,12 @@ test('append LEFT JOIN changelog(cte, key) where the CTE picks columns of a stre
   const q = await api.start(
     `WITH cte AS (SELECT j, kk FROM ${r}) SELECT i, k, j, kk FROM ${l} AS a LEFT JOIN changelog(cte, kk) AS b ON a.i = b.j`,
   );
-  await step(q, `INSERT INTO ${r} (j, kk) VALUES (1, 'kk1')`, 0);
-  await step(q, `INSERT INTO ${l} (i, k) VALUES (1, 'k1')`, 1);
+  await api.execAndWait(q, `INSERT INTO ${r} (j, kk) VALUES (1, 'kk1')`, 0);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, k) VALUES (1, 'k1')`, 1);
   // kk1's new version replaces j = 1 with j = 2.
-  await step(q, `INSERT INTO ${r} (j, kk) VALUES (2, 'kk1')`, 1);
-  await step(q, `INSERT INTO ${l} (i, k) VALUES (2, 'k1')`, 2);
-  await step(q, `INSERT INTO ${l} (i, k) VALUES (1, 'k2')`, 3);
+  await api.execAndWait(q, `INSERT INTO ${r} (j, kk) VALUES (2, 'kk1')`, 1);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, k) VALUES (2, 'k1')`, 2);
+  await api.execAndWait(q, `INSERT INTO ${l} (i, k) VALUES (1, 'k2')`, 3);
   assert.deepEqual(await q.waitForQuiet(300), [
     [1, 'k1', 1, 'kk1'],
     [2, 'k1', 2, 'kk1'],
@@ -521,9 +513,9 @@ test('a subquery over an append stream enriched from a versioned_kv stream', asy
   const q = await api.start(
     `SELECT v, name FROM (SELECT k, v FROM ${s} WHERE v > 1) AS e JOIN ${d} AS d ON e.k = d.k`,
   );
-  await step(q, `INSERT INTO ${s} (k, v) VALUES (1, 2), (1, 0)`, 1);
-  await step(q, `INSERT INTO ${d} (k, name) VALUES (1, 'y')`, 1);
-  await step(q, `INSERT INTO ${s} (k, v) VALUES (1, 3)`, 2);
+  await api.execAndWait(q, `INSERT INTO ${s} (k, v) VALUES (1, 2), (1, 0)`, 1);
+  await api.execAndWait(q, `INSERT INTO ${d} (k, name) VALUES (1, 'y')`, 1);
+  await api.execAndWait(q, `INSERT INTO ${s} (k, v) VALUES (1, 3)`, 2);
   assert.deepEqual(await q.waitForQuiet(300), [
     [2, 'x'],
     [3, 'y'],
