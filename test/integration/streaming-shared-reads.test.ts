@@ -19,6 +19,24 @@ after(() => h.close());
 
 const count = async (sql: string) => Number((await q.rows(sql))[0]?.[0]);
 
+/** Wait until view `name` holds `n` rows; on timeout say what it holds and how it stands. */
+async function holds(name: string, n: number): Promise<void> {
+  const mvs = h.trb.services.mvs;
+  let seen = -1;
+  try {
+    await eventually(`${name} complete`, async () => {
+      seen = await count(`SELECT count() FROM table(${name})`);
+      return seen === n;
+    });
+  } catch (e) {
+    const s = mvs.state(mvs.require('default', name));
+    const shared = h.trb.services.sharedReads;
+    assert.fail(
+      `${(e as Error).message}: holds ${seen} of ${n}; status ${s.status}, last error ${JSON.stringify(s.lastError)}, shared hits ${shared?.hits} reads ${shared?.reads} kept ${shared?.kept}`,
+    );
+  }
+}
+
 async function running(name: string): Promise<void> {
   const mvs = h.trb.services.mvs;
   await eventually(
@@ -52,22 +70,13 @@ test('identical tail views share their reads; each target holds exactly the hist
   const expected = await q.rows(`${select.replace('FROM shared_src', 'FROM table(shared_src)')} ORDER BY i`);
   assert.equal(expected.length, 100);
   for (const name of ['sh_a', 'sh_b']) {
-    await eventually(
-      `${name} complete`,
-      async () => (await count(`SELECT count() FROM table(${name})`)) === 100,
-    );
+    await holds(name, 100);
     assert.deepEqual(await q.rows(`SELECT i, k FROM table(${name}) ORDER BY i`), expected);
   }
   const late = expected.filter((r) => Number(r[0]) > cStart);
-  await eventually(
-    'sh_c complete',
-    async () => (await count('SELECT count() FROM table(sh_c)')) === late.length,
-  );
+  await holds('sh_c', late.length);
   assert.deepEqual(await q.rows('SELECT i, k FROM table(sh_c) ORDER BY i'), late);
-  await eventually(
-    'sh_other complete',
-    async () => (await count('SELECT count() FROM table(sh_other)')) === 100,
-  );
+  await holds('sh_other', 100);
 
   const shared = h.trb.services.sharedReads;
   assert.ok(shared, 'the server has shared reads');
