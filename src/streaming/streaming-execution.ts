@@ -1,32 +1,29 @@
-import { isLosslessNumber, parse, stringify } from 'lossless-json';
 import type { Engine } from '../engine/engine.ts';
 import { guardedEngine } from '../engine/guarded-engine.ts';
 import { laneEngine } from '../engine/lane-engine.ts';
-import { quoteIdent, quoteString } from '../engine/settings-clause.ts';
+import { quoteIdent } from '../engine/settings-clause.ts';
 import { userSqlEngine } from '../engine/user-sql-engine.ts';
 import { err } from '../errors/tributary-error.ts';
 import type { RowsPlan } from '../queries/execution.ts';
 import type { QueryAnalysis, ResultColumn } from '../queries/query-types.ts';
-import { floatColumns, rowsFromLines, wideIntegerColumns } from '../queries/row-codec.ts';
 import { DerivedRanges } from './derived-ranges.ts';
 import type { Durability } from './durability.ts';
 import { durabilityRefusal } from './durability-refusal.ts';
 import { type EventBody, EventLog } from './event-log.ts';
-import { QUIESCE, type StepInputs, type StepPart, stepInputs, unionOf } from './join-inputs.ts';
-import { carryLiteral, carryMarker, keyedCarryLiteral } from './lag-rewrite.ts';
+import { QUIESCE, type StepInputs, stepInputs } from './join-inputs.ts';
+import { AggregationOperator } from './operators/aggregation-operator.ts';
+import { ExecutionOutput } from './operators/execution-output.ts';
+import type { SavedState } from './operators/saved-state.ts';
+import { SessionOperator } from './operators/session-operator.ts';
+import type { StepOperator } from './operators/step-operator.ts';
+import { TailOperator } from './operators/tail-operator.ts';
 import type { ExecutionProgress, PipelineStep, ResultSink, SourceLag } from './result-sink.ts';
-import { SESSION_ROWS, sessionRowsSql } from './session-planner.ts';
-import { type SavedSessions, type Session, type SessionRow, SessionTracker } from './session-tracker.ts';
 import { identicalRunKey } from './shared-runs.ts';
 import { sharedGroupKey } from './shared-step-reads.ts';
 import { type CommittedRanges, SourceCursor } from './source-cursor.ts';
-import { P, type SqlTemplate } from './sql-template.ts';
-import { StateTable } from './state-table.ts';
+import { P } from './sql-template.ts';
 import { pacedTail, TailPacer } from './step-pacing.ts';
 import type { StreamingProgram } from './streaming-program.ts';
-import { SubstreamWatermarks } from './substream-watermarks.ts';
-import { intervalMillis } from './window-interval.ts';
-import { millisFromNanos } from './window-time.ts';
 
 /** Rows a single step reads at most (a long backfill runs as several steps). */
 const MAX_STEP_ROWS = 1_000_000;
@@ -34,40 +31,8 @@ const MAX_STEP_ROWS = 1_000_000;
 const DEFERRED_STEP_ROWS = 100_000;
 /** ... and at the latest this long after its last step, so that its lag and checkpoints stay recent. */
 const DEFERRED_STEP_MS = 1000;
-/** Compact the state table after this many folds. */
+/** Prune dedup() keys after this many steps. */
 const COMPACT_EVERY = 64;
-
-/** The in-memory state of an execution as a checkpoint keeps it (JSON). */
-interface SavedState {
-  version: 1;
-  /** Per source (cursor order): the last `_tp_sn` processed. */
-  after: number[];
-  emitted: number;
-  emitVersion: number;
-  batch: number;
-  lastEmittedBatch: number;
-  dedupSteps: number;
-  newSinceEmit: boolean;
-  backfill: boolean;
-  timedOut: boolean;
-  /** When the next periodic emit was due (epoch ms; null without PERIODIC). */
-  nextPeriodic: number | null;
-  lastEventTime: number;
-  watermarks: Array<[string, string | null, string | null]>;
-  versionBases: Array<[string, number]>;
-  substreamVersions: Array<[string, number]>;
-  /** CHANGELOG: per group key, the last row emitted (lossless JSON text). */
-  lastEmitted: Array<[string, string]>;
-  carried: unknown[][];
-  carriedByKey: Array<Array<[string, unknown[]]>>;
-  sessions?: SavedSessions;
-  /** The program's start positions when the run began (joins read the other sides from them). */
-  startAfter: number[];
-  /** What the step inputs keep (join watermarks, ...). */
-  inputs?: unknown;
-  /** A nested execution: the sequence number its next derived row gets. */
-  derivedNext?: number;
-}
 
 /** Where a nested execution writes (its parent's derived table) and what its checkpoints keep of it. */
 interface DerivedOutput {
@@ -76,13 +41,6 @@ interface DerivedOutput {
   keepAfter: number;
   next(): number;
   resumeAt(next: number): void;
-}
-
-interface StepStats {
-  name: string;
-  calls: number;
-  ns: number;
-  bytes: number;
 }
 
 /**
@@ -94,22 +52,12 @@ export class StreamingExecution implements RowsPlan {
   readonly kind = 'rows';
   readonly streaming = true;
   readonly header: ResultColumn[];
-  private readonly wide: number[];
-  /** Float columns, whose `-nan` prints as `nan` (as Proton prints it). */
-  private readonly floats: number[];
-  private readonly progressStats: ExecutionProgress = { scannedRows: 0, scannedBytes: 0, lastEventTime: 0 };
-  private readonly steps = new Map<string, StepStats>();
-  private emitted = 0;
-  private emitVersion = 0;
-  private batch = 0;
   private wake: (() => void) | undefined;
   private status = 'pending';
-  private readonly watermark: SubstreamWatermarks | undefined;
-  private readonly sessions: SessionTracker | undefined;
-  /** Emits per substream so far (emit_version() of session windows). */
-  private readonly substreamVersions = new Map<string, number>();
-  /** Last emitted row per group, for EMIT CHANGELOG retractions. */
-  private readonly lastEmitted = new Map<string, unknown[]>();
+  /** What the operators share: the engine, emitted rows, emit versions, step timings. */
+  private readonly out: ExecutionOutput;
+  /** The query's shape: a tail, an aggregation or a session window (operators/). */
+  private readonly operator: StepOperator;
 
   /** The engine, each statement holding the flush locks of the streams this query reads. */
   private readonly engine: Engine;
@@ -155,17 +103,12 @@ export class StreamingExecution implements RowsPlan {
       program.tailVariants?.initial !== undefined,
     );
     this.header = program.header;
-    this.wide = wideIntegerColumns(program.header);
-    this.floats = floatColumns(program.header);
-    const w = program.aggregation?.window;
-    this.watermark = w ? new SubstreamWatermarks(w.shape, w.delay) : undefined;
-    const policy = program.policy;
-    this.sessions = program.session
-      ? new SessionTracker({
-          ...program.session.options,
-          delayMs: policy.shape === 'window' && policy.delay ? intervalMillis(policy.delay) : 0,
-        })
-      : undefined;
+    this.out = new ExecutionOutput(this.engine, program);
+    this.operator = program.aggregation
+      ? new AggregationOperator(this.out)
+      : program.session
+        ? new SessionOperator(this.out, () => this.startAfter)
+        : new TailOperator(this.out);
   }
 
   /**
@@ -219,7 +162,6 @@ export class StreamingExecution implements RowsPlan {
     const childAbort = new AbortController();
     const children: Promise<void>[] = [];
     let cursors: SourceCursor[] = [];
-    const state = p.aggregation ? new StateTable(this.engine, 'q') : undefined;
     // Nested queries stop after this one's last checkpoint (the finally below): what they hold
     // for it is then saved after what it has processed.
     const onAbort = () => this.wake?.();
@@ -229,6 +171,10 @@ export class StreamingExecution implements RowsPlan {
     const group = this.ranges.shared ? sharedGroupKey(p) : undefined;
     const leaveGroup = group ? this.ranges.shared?.join(group) : undefined;
     this.sharedGroup = leaveGroup ? group : undefined;
+    const shared = this.ranges.shared;
+    if (this.operator instanceof TailOperator)
+      this.operator.sharedRead =
+        group && leaveGroup && shared ? (sql, run) => shared.read(group, sql, run) : undefined;
     let childFailure: unknown;
     try {
       if (durability) {
@@ -281,12 +227,16 @@ export class StreamingExecution implements RowsPlan {
           }),
       );
       this.cursorsNow = cursors;
-      if (state && p.aggregation) await state.create(p.aggregation.emptyFold);
+      await this.operator.open();
       const policy = p.policy;
       const periodicMs = policy.shape !== 'tail' ? policy.periodicMs : undefined;
       const timeoutMs = policy.shape === 'window' ? policy.timeoutMs : undefined;
       const foldsOnTick =
-        state !== undefined && periodicMs !== undefined && timeoutMs === undefined && !p.session && !p.join;
+        p.aggregation !== undefined &&
+        periodicMs !== undefined &&
+        timeoutMs === undefined &&
+        !p.session &&
+        !p.join;
       this.nextPeriodic = periodicMs ? this.timerOrigin + periodicMs : Number.POSITIVE_INFINITY;
       // A global aggregation over nested periodic aggregations only, with a period no longer than
       // theirs: each of their emits is followed by its own, as Proton's timers in one pipeline
@@ -312,7 +262,7 @@ export class StreamingExecution implements RowsPlan {
         // The journal's steps over derived tables read rows the nested queries make again first.
         await Promise.all(childrenResumed);
         if (childFailure) throw childFailure;
-        await this.resume(log, cursors, state, out);
+        await this.resume(log, cursors, out);
       }
       this.markResumed();
       /** Run one event: journaled first when durable; a checkpoint after it when one is due. */
@@ -320,17 +270,17 @@ export class StreamingExecution implements RowsPlan {
         if (log) await log.begin(body);
         this.inEvent = true;
         try {
-          await this.apply(body, cursors, state, out);
+          await this.apply(body, cursors, out);
         } finally {
           this.inEvent = false;
           this.eventsApplied++;
         }
         if (!log) return;
         log.end();
-        if (log.due) await this.checkpoint(log, cursors, state);
+        if (log.due) await this.checkpoint(log, cursors);
       };
 
-      while (!signal.aborted && !this.limitReached()) {
+      while (!signal.aborted && !this.out.limitReached()) {
         if (childFailure) throw childFailure;
         if (this.backfill && !cursors.some((c) => c.pending > 0)) {
           // The backfill is over: emit what it made final at once (Proton's processAfterUnmuted).
@@ -361,7 +311,7 @@ export class StreamingExecution implements RowsPlan {
           // insert of the same range are dropped). Over one stream its live steps cover several
           // inserts and judge each against the watermark the inserts before it left (`cuts`); with
           // ON UPDATE (an emit per insert) or several sources, a live step takes one insert.
-          const windowed = this.watermark !== undefined && !this.backfill;
+          const windowed = this.program.aggregation?.window !== undefined && !this.backfill;
           const cutting =
             windowed &&
             cursors.length === 1 &&
@@ -395,7 +345,7 @@ export class StreamingExecution implements RowsPlan {
           // At least 1 ms ahead: a period below the clock's grain (`1us`, `1ns`, accepted as in
           // Proton) runs every millisecond instead of re-arming in the past and spinning.
           this.nextPeriodic = now + Math.max(periodicMs ?? 0, 1);
-          if (this.newSinceEmit && (state || this.sessions)) await event({ kind: 'periodic' });
+          if (this.newSinceEmit && this.operator.emitsOnTick) await event({ kind: 'periodic' });
           continue;
         }
         // An aligned join's left rows waiting for a quiet right side (join_quiesce_threshold_ms).
@@ -409,7 +359,7 @@ export class StreamingExecution implements RowsPlan {
           continue;
         }
         if (log?.due) {
-          await this.checkpoint(log, cursors, state);
+          await this.checkpoint(log, cursors);
           continue;
         }
         const waitUntil = Math.min(
@@ -428,7 +378,7 @@ export class StreamingExecution implements RowsPlan {
       // A clean stop keeps everything done so far (a crash keeps the last checkpoint and journal).
       // A nested query saves again when its parent's checkpoint moved past rows its copy holds.
       const stale = this.derivedOutput !== undefined && this.derivedOutput.keepAfter !== this.savedKeepAfter;
-      if (log && (log.hasUnsaved || stale)) await this.checkpoint(log, cursors, state, true);
+      if (log && (log.hasUnsaved || stale)) await this.checkpoint(log, cursors, true);
       this.status = signal.aborted ? 'canceled' : 'finished';
     } catch (e) {
       this.status = 'failed';
@@ -441,7 +391,7 @@ export class StreamingExecution implements RowsPlan {
       childAbort.abort();
       await Promise.allSettled(children);
       for (const c of cursors) c.close();
-      await state?.drop().catch(() => undefined);
+      await this.operator.close();
       await durability?.store.close?.().catch(() => undefined);
       await this.dispose();
     }
@@ -488,7 +438,7 @@ export class StreamingExecution implements RowsPlan {
 
   progress(): ExecutionProgress {
     if (this.servedBy) return this.servedBy.progress();
-    return { ...this.progressStats, sources: this.sourceLags() };
+    return { ...this.out.progress, sources: this.sourceLags() };
   }
 
   /** Per source stream: committed vs processed sequence numbers (a query behind shows its lag). */
@@ -522,7 +472,7 @@ export class StreamingExecution implements RowsPlan {
   /** Engine calls per step name so far (benches, tests). */
   stepCalls(): Record<string, number> {
     if (this.servedBy) return this.servedBy.stepCalls();
-    return Object.fromEntries([...this.steps.values()].map((s) => [s.name, s.calls]));
+    return this.out.stepCalls();
   }
 
   /** Source nodes (each stream's committed and processed positions), then the steps in order. */
@@ -537,15 +487,11 @@ export class StreamingExecution implements RowsPlan {
       inputs: [],
       source: lag,
     }));
-    const first = sources.length;
-    const steps = [...this.steps.values()].map((s, i) => ({
-      id: first + i,
-      name: s.name,
-      status: this.status,
-      processedBytes: s.bytes,
-      processingTimeNs: s.ns,
-      inputs: i === 0 ? sources.map((n) => n.id) : [first + i - 1],
-    }));
+    const steps = this.out.pipelineSteps(
+      sources.length,
+      sources.map((n) => n.id),
+      this.status,
+    );
     return [...sources, ...steps];
   }
 
@@ -568,18 +514,12 @@ export class StreamingExecution implements RowsPlan {
   private lastRowsAt = 0;
 
   /** Run one event (live or replayed from the journal): a step, a periodic emit, a timeout, the backfill's end. */
-  private async apply(
-    event: EventBody,
-    cursors: SourceCursor[],
-    state: StateTable | undefined,
-    sink: ResultSink,
-  ): Promise<void> {
+  private async apply(event: EventBody, cursors: SourceCursor[], sink: ResultSink): Promise<void> {
     switch (event.kind) {
       case 'step': {
         const hadRows = await this.step(
           cursors,
           event.ranges,
-          state,
           sink,
           event.backfill ?? false,
           event.cuts,
@@ -593,22 +533,16 @@ export class StreamingExecution implements RowsPlan {
       }
       case 'backfill-end':
         this.backfill = false;
-        if (state) await this.afterBackfill(state, sink);
+        await this.operator.backfillEnd(sink);
         return;
       case 'periodic':
         this.newSinceEmit = false;
-        if (state) await this.periodicEmit(state, sink);
-        // Sessions on PERIODIC: the open sessions that got rows since the last tick.
-        else if (this.sessions) await this.emitSessions(this.sessions.touched(), sink);
+        await this.operator.periodic(sink);
         return;
       case 'timeout':
         // EMIT ... TIMEOUT: no rows for a while; every open window or session is final.
         this.lastRowsAt = Number.POSITIVE_INFINITY;
-        if (this.sessions) await this.emitSessions(this.sessions.closeAll(), sink);
-        else if (state && this.watermark?.timeout()) {
-          await this.emit(state, sink, '1');
-          state.delete('1');
-        }
+        await this.operator.timeout(sink);
         return;
     }
   }
@@ -616,9 +550,8 @@ export class StreamingExecution implements RowsPlan {
   // --- durability ---
 
   /** Engine tables the execution reads later, by a name stable across runs. */
-  private liveTables(state: StateTable | undefined): Record<string, string> {
-    const tables: Record<string, string> = {};
-    if (state) tables.state = state.name;
+  private liveTables(): Record<string, string> {
+    const tables: Record<string, string> = { ...this.operator.tables() };
     (this.program.dedups ?? []).forEach((d, i) => {
       tables[`dedup${i}`] = d.table;
     });
@@ -647,22 +580,17 @@ export class StreamingExecution implements RowsPlan {
   }
 
   /** Start a durable run: restore the checkpoint and replay the journal, or save checkpoint 0. */
-  private async resume(
-    log: EventLog,
-    cursors: SourceCursor[],
-    state: StateTable | undefined,
-    sink: ResultSink,
-  ): Promise<void> {
+  private async resume(log: EventLog, cursors: SourceCursor[], sink: ResultSink): Promise<void> {
     const store = log.durability.store;
     const checkpoint = await store.load();
     if (!checkpoint) {
       // The start position is durable before the first event.
-      await this.checkpoint(log, cursors, state, true);
+      await this.checkpoint(log, cursors, true);
       return;
     }
     this.restoreState(checkpoint.state as SavedState, cursors);
     const tables = checkpoint.tables;
-    if (state && tables.state) await state.restore(tables.state);
+    await this.operator.restoreTables(tables);
     for (const [i, d] of (this.program.dedups ?? []).entries()) {
       const saved = tables[`dedup${i}`];
       if (saved) await this.rawEngine.query(`INSERT INTO ${d.table} SELECT * FROM ${saved}`);
@@ -682,32 +610,23 @@ export class StreamingExecution implements RowsPlan {
     log.seq = checkpoint.seq;
     for (const entry of await store.journal()) {
       log.replay(entry);
-      await this.apply(entry, cursors, state, sink);
+      await this.apply(entry, cursors, sink);
       log.end();
     }
   }
 
   /** Save a checkpoint as of the end of the last event. */
-  private async checkpoint(
-    log: EventLog,
-    cursors: SourceCursor[],
-    state: StateTable | undefined,
-    force = false,
-  ): Promise<void> {
+  private async checkpoint(log: EventLog, cursors: SourceCursor[], force = false): Promise<void> {
     if (!force && !log.hasUnsaved) return;
-    const agg = this.program.aggregation;
-    // serialized JavaScript aggregate states: the checkpoint keeps them, not the values since
-    if (state && agg?.compactBeforeCheckpoint && state.appendsSinceCompact > 0)
-      await state.compact(agg.compact);
-    await state?.flushDeletes();
+    await this.operator.beforeCheckpoint();
     const processedSn: Record<string, number> = {};
     for (const c of cursors) processedSn[c.source.key] = Math.max(processedSn[c.source.key] ?? -1, c.after);
     const keepAfter = this.derivedOutput?.keepAfter;
     await log.save({
       processedSn,
-      processedTime: this.progressStats.lastEventTime,
+      processedTime: this.out.progress.lastEventTime,
       state: this.saveState(cursors),
-      tables: this.liveTables(state),
+      tables: this.liveTables(),
     });
     this.savedKeepAfter = keepAfter;
     // Derived rows at or before this checkpoint's positions are not needed by a restore any more,
@@ -726,23 +645,20 @@ export class StreamingExecution implements RowsPlan {
     return {
       version: 1,
       after: cursors.map((c) => c.after),
-      emitted: this.emitted,
-      emitVersion: this.emitVersion,
-      batch: this.batch,
-      lastEmittedBatch: this.lastEmittedBatch,
+      ...this.out.save(),
+      batch: 0,
+      lastEmittedBatch: 0,
       dedupSteps: this.dedupSteps,
       newSinceEmit: this.newSinceEmit,
       backfill: this.backfill,
       timedOut: !Number.isFinite(this.lastRowsAt),
       nextPeriodic: Number.isFinite(this.nextPeriodic) ? this.nextPeriodic : null,
-      lastEventTime: this.progressStats.lastEventTime,
-      watermarks: this.watermark?.save() ?? [],
-      versionBases: [...this.versionBases],
-      substreamVersions: [...this.substreamVersions],
-      lastEmitted: [...this.lastEmitted].map(([k, row]) => [k, stringify(row) ?? '[]']),
-      carried: this.carried,
-      carriedByKey: this.carriedByKey.map((m) => [...m]),
-      ...(this.sessions ? { sessions: this.sessions.save() } : {}),
+      watermarks: [],
+      versionBases: [],
+      substreamVersions: [],
+      carried: [],
+      carriedByKey: [],
+      ...this.operator.save(),
       startAfter: [...this.startAfter],
       ...(this.derivedOutput ? { derivedNext: this.derivedOutput.next() } : {}),
       ...(this.inputs.save ? { inputs: this.inputs.save() } : {}),
@@ -755,10 +671,7 @@ export class StreamingExecution implements RowsPlan {
     cursors.forEach((c, i) => {
       c.after = saved.after[i] ?? c.after;
     });
-    this.emitted = saved.emitted;
-    this.emitVersion = saved.emitVersion;
-    this.batch = saved.batch;
-    this.lastEmittedBatch = saved.lastEmittedBatch;
+    this.out.restore(saved);
     this.dedupSteps = saved.dedupSteps;
     this.newSinceEmit = saved.newSinceEmit;
     this.backfill = saved.backfill;
@@ -766,18 +679,7 @@ export class StreamingExecution implements RowsPlan {
     // Periodic emits keep their cadence across a restart: one overdue fires after the first steps.
     if (saved.nextPeriodic !== null && Number.isFinite(this.nextPeriodic))
       this.nextPeriodic = Math.min(this.nextPeriodic, saved.nextPeriodic);
-    this.progressStats.lastEventTime = saved.lastEventTime;
-    this.watermark?.restore(saved.watermarks);
-    for (const [k, v] of saved.versionBases) this.versionBases.set(k, v);
-    for (const [k, v] of saved.substreamVersions) this.substreamVersions.set(k, v);
-    for (const [k, row] of saved.lastEmitted) this.lastEmitted.set(k, parse(row) as unknown[]);
-    saved.carried.forEach((values, i) => {
-      this.carried[i] = values;
-    });
-    saved.carriedByKey.forEach((entries, i) => {
-      this.carriedByKey[i] = new Map(entries);
-    });
-    if (this.sessions && saved.sessions) this.sessions.restore(saved.sessions);
+    this.operator.restore(saved);
     // Joins read the other sides from where the first run started, not from this run's start.
     this.startAfter = [...saved.startAfter];
     this.inputs = stepInputs(
@@ -795,7 +697,6 @@ export class StreamingExecution implements RowsPlan {
   private async step(
     cursors: SourceCursor[],
     stepRanges: ReadonlyArray<readonly [number, number]>,
-    state: StateTable | undefined,
     sink: ResultSink,
     backfill: boolean,
     cuts: readonly number[] = [],
@@ -811,54 +712,14 @@ export class StreamingExecution implements RowsPlan {
       rows += hi - lo;
       values[P.late] = 1;
     });
-    this.progressStats.scannedRows += rows;
-    const p = this.program;
+    this.out.progress.scannedRows += rows;
     await this.admitDedupKeys(values);
     const parts = await this.inputs.parts(values);
-    if (p.tail) {
-      const carries = p.lags ? this.carryValues(p.lags.depths) : {};
-      const sql = unionOf(
-        parts.map((part) =>
-          ((part.variant && p.tailVariants?.[part.variant]) || p.tail!).fill({
-            ...part.values,
-            ...carries,
-            [P.emitVersion]: this.emitVersion,
-            [P.emitted]: this.emitted,
-          }),
-        ),
-        true,
-      );
-      if (sql !== undefined) {
-        const read = () => this.engine.query(sql, { settings: { max_threads: 1 } });
-        const group = this.sharedGroup;
-        const shared = this.ranges.shared;
-        const text =
-          group && shared
-            ? await this.timed('Tail', async () => {
-                const t = await shared.read(group, sql, async () => (await read()).text());
-                return { text: () => t };
-              })
-            : await this.timed('Tail', read);
-        await this.output(
-          rowsFromLines(text, this.wide, this.floats),
-          sink,
-          p.changelog ? 'tail' : undefined,
-        );
-      }
-      if (p.lags) await this.carryForward(p.lags.carry.fill(values), p.lags.depths.length);
-    } else if (state && p.aggregation) {
-      this.joinFoldedRows = true;
-      await this.fold(values, parts, state, sink, backfill, cuts);
-    } else if (p.session && this.sessions) {
-      await this.sessionStep(values, sink);
-    }
-    for (const c of cursors) c.after = values[P.hi(c.source.index)] ?? c.after;
     // A join whose new rows met nothing gave the aggregation no rows: no periodic emit for it.
-    return rows > 0 && this.joinFoldedRows;
+    const reached = await this.operator.step({ values, parts, sink, backfill, cuts });
+    for (const c of cursors) c.after = values[P.hi(c.source.index)] ?? c.after;
+    return rows > 0 && reached;
   }
-
-  /** The last step's join output gave its aggregation rows (always true without a join). */
-  private joinFoldedRows = true;
 
   private dedupSteps = 0;
 
@@ -871,383 +732,6 @@ export class StreamingExecution implements RowsPlan {
       if (prune) await this.timed('DedupPrune', () => this.engine.query(d.prune));
       await this.timed('Dedup', () => this.engine.query(d.admit.fill(values)));
     }
-  }
-
-  /** Next emit version per substream (emit_version() of windows and substreams). */
-  private readonly versionBases = new Map<string, number>();
-
-  private versionArrays(): Record<string, string> {
-    if (this.versionBases.size === 0) return { [P.versionKeys]: "['']", [P.versionBases]: '[toUInt64(0)]' };
-    const entries = [...this.versionBases];
-    return {
-      [P.versionKeys]: `[${entries.map(([k]) => quoteString(k)).join(', ')}]`,
-      [P.versionBases]: `[${entries.map(([, v]) => `toUInt64(${v})`).join(', ')}]`,
-    };
-  }
-
-  /** Strip the trailing `[substream key, version]` of emitted rows, advancing each substream's version. */
-  private takeVersions(rows: string[]): string[] {
-    return rows.map((line) => {
-      const row = parse(line) as unknown[];
-      const version = Number(String(row.pop()));
-      const key = String(row.pop());
-      this.versionBases.set(key, Math.max(this.versionBases.get(key) ?? 0, version + 1));
-      return stringify(row) ?? line;
-    });
-  }
-
-  /** lag(): the last values of each lagged expression, newest first, carried from batch to batch. */
-  private readonly carried: unknown[][] = [];
-  /** The same per substream key, for lag() with PARTITION BY. */
-  private readonly carriedByKey: Map<string, unknown[]>[] = [];
-
-  private carryValues(depths: readonly number[]): Record<string, string> {
-    const keyed = this.program.lags?.keyed ?? false;
-    return Object.fromEntries(
-      depths.map((d, i) => [
-        carryMarker(i),
-        keyed
-          ? keyedCarryLiteral(this.carriedByKey[i] ?? new Map(), d)
-          : carryLiteral(this.carried[i] ?? [], d),
-      ]),
-    );
-  }
-
-  private async carryForward(sql: string, count: number): Promise<void> {
-    const text = await this.timed('LagCarry', () => this.engine.query(sql));
-    const rows = text
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as unknown[]);
-    if (rows.length === 0) return;
-    const depths = this.program.lags?.depths ?? [];
-    if (this.program.lags?.keyed) {
-      // Rows are newest first, at most `depth` per key; the key is the first column.
-      for (let i = 0; i < count; i++) {
-        const byKey = this.carriedByKey[i] ?? new Map<string, unknown[]>();
-        this.carriedByKey[i] = byKey;
-        const fresh = new Map<string, unknown[]>();
-        for (const r of rows) {
-          const key = String(r[0]);
-          const list = fresh.get(key) ?? [];
-          list.push(r[i + 1]);
-          fresh.set(key, list);
-        }
-        for (const [key, newest] of fresh)
-          byKey.set(key, [...newest, ...(byKey.get(key) ?? [])].slice(0, depths[i] ?? 1));
-      }
-      return;
-    }
-    for (let i = 0; i < count; i++) {
-      const newest = rows.map((r) => r[i]);
-      this.carried[i] = [...newest, ...(this.carried[i] ?? [])].slice(0, depths[i] ?? 1);
-    }
-  }
-
-  /** Session windows: assign the range's rows to sessions and emit the sessions that closed. */
-  private async sessionStep(values: Record<string, number>, sink: ResultSink): Promise<void> {
-    const session = this.program.session!;
-    const text = await this.timed('SessionAssign', () => this.engine.query(session.assign.fill(values)));
-    const rows: SessionRow[] = [];
-    for (const line of text.split('\n')) {
-      if (!line) continue;
-      const [sn, ts, key, start, end] = JSON.parse(line) as [number, number | string, string, number, number];
-      rows.push({ sn, ts: Number(ts), key, start: start === 1, end: end === 1 });
-    }
-    const closed = this.sessions!.process(rows);
-    if (rows.length) {
-      const last = Math.max(...rows.map((r) => r.ts));
-      this.progressStats.lastEventTime = Math.max(this.progressStats.lastEventTime, last);
-    }
-    const policy = this.program.policy;
-    const open = policy.shape === 'window' && policy.onUpdate ? this.sessions!.touched() : [];
-    await this.emitSessions([...closed, ...open], sink);
-  }
-
-  private async emitSessions(sessions: readonly Session[], sink: ResultSink): Promise<void> {
-    const withRows = sessions.filter((s) => s.sns.length > 0);
-    if (withRows.length === 0) return;
-    const session = this.program.session!;
-    let lo = Number.POSITIVE_INFINITY;
-    let hi = Number.NEGATIVE_INFINITY;
-    for (const s of withRows)
-      for (const sn of s.sns) {
-        if (sn < lo) lo = sn;
-        if (sn > hi) hi = sn;
-      }
-    const ranges: Record<string, number> = {};
-    for (const [i, src] of this.program.sources.entries()) {
-      ranges[P.lo(src.index)] = lo - 1;
-      ranges[P.hi(src.index)] = hi;
-      ranges[P.start(src.index)] = this.startAfter[i] ?? -1;
-    }
-    for (const s of withRows) {
-      s.version = this.substreamVersions.get(s.key) ?? 0;
-      this.substreamVersions.set(s.key, s.version + 1);
-    }
-    const rowsSql = sessionRowsSql(session, session.sourceRows.fill(ranges), withRows);
-    let sql = session.emit.fill({ ...ranges, [SESSION_ROWS]: rowsSql, [P.emitVersion]: this.emitVersion });
-    if (this.program.limit !== undefined) sql += `\nLIMIT ${Math.max(this.program.limit - this.emitted, 0)}`;
-    const text = await this.timed('Emit', () =>
-      this.engine.query(sql, { settings: { max_query_size: 268435456 } }),
-    );
-    const out = rowsFromLines(text, this.wide, this.floats);
-    if (out.length === 0) return;
-    this.emitVersion++;
-    await this.output(out, sink, undefined);
-  }
-
-  private async fold(
-    values: Record<string, number>,
-    parts: readonly StepPart[],
-    state: StateTable,
-    sink: ResultSink,
-    backfill: boolean,
-    cuts: readonly number[] = [],
-  ) {
-    const agg = this.program.aggregation!;
-    // A join step with nothing to fold (e.g. only versioned_kv updates) changes no group.
-    const joined = this.program.join !== undefined;
-    // A retracting aggregation whose rows were all filtered out changed nothing: no emit for it.
-    const counted = joined || agg.split.argumentColumns !== undefined;
-    if (parts.length === 0) {
-      this.joinFoldedRows = false;
-      return;
-    }
-    const foldSql = (fills: Record<string, string | number>) => {
-      const sql = unionOf(parts.map((part) => agg.fold.fill({ ...part.values, ...fills }))) as string;
-      // An empty join output folds nothing, not a keyless aggregate's row of zeros.
-      return counted ? `SELECT * FROM (${sql}) SETTINGS empty_result_for_aggregation_by_empty_set = 1` : sql;
-    };
-    const policy = this.program.policy;
-    const batch = ++this.batch;
-    let advanced = false;
-    if (agg.window && this.watermark) {
-      const window = agg.window;
-      // Rows older than their substream's watermark in force before this batch are late (dropped);
-      // during a backfill the watermark is muted (Proton's processWithMutedWatermark). The same
-      // engine call folds the batch and reads its largest event time per substream.
-      const noFilter = `toInt64(${-(2n ** 63n) + 1n})`;
-      const byInsert = !backfill && cuts.length > 0 ? window.insertLate : undefined;
-      const wm = backfill || byInsert ? noFilter : this.watermark.lookupSql(window.sourceKeySql);
-      const late = byInsert
-        ? `${byInsert.timeNsSql} >= ${await this.insertWatermarksSql(byInsert.maxTime, window.sourceKeySql, values, cuts)}`
-        : 1;
-      const fold = foldSql({ [P.watermark]: wm, [P.late]: late, [P.batch]: batch });
-      const maxText = await this.timed('Aggregate', () => state.append(fold, window.maxTime.fill(values)));
-      const maxima = new Map<string, bigint>();
-      for (const line of maxText.split('\n')) {
-        if (!line) continue;
-        const [key, max] = JSON.parse(line) as [string, string];
-        maxima.set(key, BigInt(max));
-      }
-      advanced = this.watermark.observe(maxima);
-      const maxNs = this.watermark.maxEventTime();
-      if (maxNs !== undefined) this.progressStats.lastEventTime = millisFromNanos(maxNs);
-    } else {
-      const folded = await this.timed('Aggregate', () =>
-        state.append(
-          foldSql({ [P.watermark]: 0, [P.batch]: batch }),
-          counted ? `SELECT count() FROM ${state.name} WHERE __batch = ${batch}` : undefined,
-        ),
-      );
-      if (counted && !/[1-9]/.test(folded)) this.joinFoldedRows = false;
-    }
-    if (state.appendsSinceCompact >= COMPACT_EVERY)
-      await this.timed('Compact', () => state.compact(agg.compact));
-    if (backfill) return;
-
-    if (policy.shape === 'global' && policy.onUpdate && !policy.periodicMs) {
-      await this.emit(state, sink, this.changedGroups(state, batch));
-    } else if (policy.shape === 'window') {
-      if (policy.onUpdate && !policy.periodicMs) {
-        const open = `NOT (${this.closedWindows()})`;
-        await this.emit(state, sink, `${this.changedGroups(state, batch)} AND ${open}`);
-      }
-      if (advanced && !policy.periodicMs) {
-        // ON UPDATE sent each window's changes already; a closing window is not sent again.
-        if (policy.onUpdate) await this.deleteClosedWindows(state);
-        else await this.emitClosedWindows(state, sink);
-      }
-    }
-  }
-
-  /**
-   * The late filter of a step over several inserts of one stream: each row is judged against the
-   * watermark the inserts before its own left, as when each insert is its own step (Proton
-   * stamps watermarks block by block). One engine call reads each insert's largest event time per
-   * substream; the watermarks in force before each insert are then computed here.
-   */
-  private async insertWatermarksSql(
-    insertMaxTime: SqlTemplate,
-    keySql: string,
-    values: Record<string, number>,
-    cuts: readonly number[],
-  ): Promise<string> {
-    const insertOf = `multiIf(${cuts.map((end, i) => `_tp_sn <= ${end}, ${i + 1}`).join(', ')}, ${cuts.length + 1})`;
-    const text = await this.timed('Aggregate', () =>
-      this.engine.query(insertMaxTime.fill({ ...values, [P.commit]: insertOf })),
-    );
-    const byInsert = new Map<number, Map<string, bigint>>();
-    for (const line of text.split('\n')) {
-      if (!line) continue;
-      const [key, insert, max] = JSON.parse(line) as [string, number | string, string];
-      const n = Number(insert);
-      const m = byInsert.get(n) ?? new Map<string, bigint>();
-      byInsert.set(n, m);
-      m.set(key, BigInt(max));
-    }
-    const progress = this.watermark!.copy();
-    const branches: string[] = [];
-    cuts.forEach((end, i) => {
-      branches.push(`_tp_sn <= ${end}`, progress.lookupSql(keySql));
-      const maxima = byInsert.get(i + 1);
-      if (maxima) progress.observe(maxima);
-    });
-    return `multiIf(${branches.join(', ')}, ${progress.lookupSql(keySql)})`;
-  }
-
-  private async afterBackfill(state: StateTable, sink: ResultSink): Promise<void> {
-    const policy = this.program.policy;
-    if (policy.shape === 'window' && !policy.periodicMs) {
-      if (this.watermark?.any) await this.emitClosedWindows(state, sink);
-    } else if (policy.shape === 'global' && policy.onUpdate && !policy.periodicMs) {
-      await this.emit(state, sink, '1');
-    }
-  }
-
-  /** PERIODIC tick with new data: the current result (global), or open windows' intermediate results and closed windows. */
-  private async periodicEmit(state: StateTable, sink: ResultSink): Promise<void> {
-    const policy = this.program.policy;
-    // ON UPDATE and CHANGELOG send only the groups changed since the last emit.
-    const changedOnly = policy.shape !== 'tail' && (policy.onUpdate || policy.changelog);
-    let filter = changedOnly ? this.changedGroups(state, this.batch, true) : '1';
-    if (policy.shape === 'global') {
-      // Substreams (PARTITION BY) are finalized one by one, each only when it got rows since the
-      // last emit (Proton's GlobalAggregatingTransformWithSubstream::finalize).
-      if (!changedOnly) filter = this.changedSubstreams(state) ?? filter;
-      await this.emit(state, sink, filter);
-      return;
-    }
-    if (policy.shape === 'window') {
-      await this.emit(state, sink, filter);
-      await this.deleteClosedWindows(state);
-    }
-  }
-
-  private async emitClosedWindows(state: StateTable, sink: ResultSink): Promise<void> {
-    await this.emit(state, sink, this.closedWindows());
-    await this.deleteClosedWindows(state);
-  }
-
-  private async deleteClosedWindows(state: StateTable): Promise<void> {
-    if (!this.watermark?.any) return;
-    const closed = this.closedWindows();
-    state.delete(closed);
-  }
-
-  /** State rows of windows that ended at or before their substream's watermark. */
-  private closedWindows(): string {
-    const window = this.program.aggregation!.window!;
-    const end = this.program.aggregation!.split.windowEnd;
-    return `${end} <= fromUnixTimestamp64Nano(${this.watermark!.lookupSql(window.stateKeySql)})`;
-  }
-
-  /** Groups with rows folded in batch `batch` (or since the last emit). */
-  private changedGroups(state: StateTable, batch: number, sinceLastEmit = false): string {
-    const cond = sinceLastEmit ? `__batch > ${this.lastEmittedBatch}` : `__batch = ${batch}`;
-    return changedRows(state, this.program.aggregation!.split.keyColumns, cond);
-  }
-
-  /** State rows of the substreams (PARTITION BY keys) with rows since the last emit; undefined without substreams. */
-  private changedSubstreams(state: StateTable): string | undefined {
-    const keys = this.program.aggregation!.split.partitionColumns;
-    if (keys.length === 0) return undefined;
-    return changedRows(state, keys, `__batch > ${this.lastEmittedBatch}`);
-  }
-
-  private lastEmittedBatch = 0;
-
-  private async emit(state: StateTable, sink: ResultSink, filter: string): Promise<void> {
-    const agg = this.program.aggregation!;
-    let sql = agg.emit.fill({
-      __TRB_STATE__: state.name,
-      [P.emitFilter]: filter,
-      // the batch being emitted (JavaScript aggregates with their own emit process its values)
-      [P.batch]: this.batch,
-      [P.emitVersion]: this.emitVersion,
-      ...this.versionArrays(),
-    });
-    if (this.program.limit !== undefined) sql += `\nLIMIT ${Math.max(this.program.limit - this.emitted, 0)}`;
-    const text = await this.timed('Emit', () => state.select(sql));
-    this.lastEmittedBatch = this.batch;
-    let rows = rowsFromLines(text, this.wide, this.floats);
-    // EMIT CHANGELOG of a retracting aggregation: groups left with no rows retract their last row.
-    const gone = agg.goneGroups
-      ? (
-          await this.timed('Emit', () =>
-            state.select(agg.goneGroups!.fill({ __TRB_STATE__: state.name, [P.emitFilter]: filter })),
-          )
-        )
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => String((JSON.parse(line) as unknown[])[0]))
-      : [];
-    if (rows.length === 0 && !gone.some((key) => this.lastEmitted.has(key))) return;
-    if (agg.versioned) rows = this.takeVersions(rows);
-    this.emitVersion++;
-    await this.output(rows, sink, this.program.changelog ? 'aggregate' : undefined, gone);
-  }
-
-  /** Hand rows to the sink, adding `_tp_delta` for EMIT CHANGELOG and honouring LIMIT. */
-  private async output(
-    rows: string[],
-    sink: ResultSink,
-    changelog: 'tail' | 'aggregate' | undefined,
-    gone: readonly string[] = [],
-  ) {
-    let out = rows;
-    const at = this.program.changelog?.deltaIndex;
-    if (changelog === 'tail' && at !== undefined) {
-      out = rows.map((r) => {
-        const row = parse(r) as unknown[];
-        row.splice(at, 0, 1);
-        return stringify(row) ?? r;
-      });
-    } else if (changelog === 'aggregate' && at !== undefined) {
-      out = [];
-      for (const key of gone) {
-        const previous = this.lastEmitted.get(key);
-        if (!previous) continue;
-        const retract = [...previous];
-        retract.splice(at, 0, -1);
-        out.push(stringify(retract) ?? '');
-        this.lastEmitted.delete(key);
-      }
-      for (const r of rows) {
-        const row = parse(r) as unknown[];
-        const gk = row.pop();
-        const key = isLosslessNumber(gk) ? gk.toString() : String(gk);
-        const previous = this.lastEmitted.get(key);
-        if (previous) {
-          const retract = [...previous];
-          retract.splice(at, 0, -1);
-          out.push(stringify(retract) ?? '');
-        }
-        this.lastEmitted.set(key, row);
-        const add = [...row];
-        add.splice(at, 0, 1);
-        out.push(stringify(add) ?? '');
-      }
-    }
-    if (this.program.limit !== undefined) out = out.slice(0, Math.max(this.program.limit - this.emitted, 0));
-    if (out.length === 0) return;
-    this.emitted += out.length;
-    await sink.rows(out);
-  }
-
-  private limitReached(): boolean {
-    return this.program.limit !== undefined && this.emitted >= this.program.limit;
   }
 
   private sleep(ms: number): Promise<void> {
@@ -1263,17 +747,8 @@ export class StreamingExecution implements RowsPlan {
   }
 
   /** Run one engine call of a step, counting its time and output for the query pipeline. */
-  private async timed(name: string, fn: () => Promise<unknown>): Promise<string> {
-    const started = process.hrtime.bigint();
-    const r = (await fn()) as { text?: () => string } | undefined;
-    const text = typeof r?.text === 'function' ? r.text() : '';
-    const s = this.steps.get(name) ?? { name, calls: 0, ns: 0, bytes: 0 };
-    s.calls++;
-    s.ns += Number(process.hrtime.bigint() - started);
-    s.bytes += text.length;
-    this.steps.set(name, s);
-    this.progressStats.scannedBytes += text.length;
-    return text;
+  private timed(name: string, fn: () => Promise<unknown>): Promise<string> {
+    return this.out.timed(name, fn);
   }
 }
 
@@ -1288,10 +763,4 @@ async function dropQueryTables(engine: Engine, program: StreamingProgram): Promi
     await engine.query(`DROP TABLE IF EXISTS ${child.source.table}`).catch(() => undefined);
     await dropQueryTables(engine, child.program);
   }
-}
-
-/** State rows whose `keys` have a row matching `cond` (any row at all when there are no keys). */
-function changedRows(state: StateTable, keys: readonly string[], cond: string): string {
-  if (keys.length === 0) return `(SELECT count() FROM ${state.name} WHERE ${cond}) > 0`;
-  return `(${keys.join(', ')}) IN (SELECT ${keys.join(', ')} FROM ${state.name} WHERE ${cond})`;
 }

@@ -377,7 +377,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   // Where the query started reading each source (changelog() sides of a join start there).
   const queryStart = [...startAfter];
   // A window over one stream judges lateness insert by insert inside a step (`__TRB_LATE__` in
-  // the stream's range read, streaming-execution.ts insertWatermarksSql), once set below.
+  // the stream's range read, operators/aggregation-operator.ts insertWatermarksSql), once set below.
   const insertLate: { source?: number; used: boolean } = { used: false };
   // A versioned_kv stream read on its own (no join) reads `_tp_delta` as 1 unless converted to
   // its changelog (versioned-kv-delta.ts); set once the joins are planned.
