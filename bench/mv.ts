@@ -2,7 +2,8 @@
 // `SELECT v, t FROM src` into implicit targets), the rate the views keep up with, and the lag from
 // an input row committed to its output row committed (p50/p99), beside the raw ingest rate of the
 // same machine in the same run (no views).
-//   npm run bench -- mv [--views 1,10,50] [--seconds 5] [--batch 1000] [--writers 2]
+//   npm run bench -- mv [--views 1,10,50] [--seconds 5] [--batch 1000] [--writers 2] [--rate 0]
+//     [--view-gap-ms 200]
 //
 // Method: writers send `batch`-row ingests back to back for `seconds`. Input commits are recorded
 // (cumulative row count -> commit time) through the stream's committed-range notifications; every
@@ -12,6 +13,10 @@
 // the time from the first input commit until the last view wrote its last row. Each run also
 // prints the process CPU (cores) and how busy the main thread was; with MV_KINDS=1 the run's engine
 // calls per kind (calls/s, engine-reported ms/s, wall ms/s incl. waiting for a session).
+// With `--rate N` the writers send on a fixed schedule, N events/s in all (open loop), and the
+// process CPU per input event is the cost to compare: on a shared machine it moves far less with
+// the load than the closed loop's input rate (which is the writers' ingest latency).
+// `--view-gap-ms` sets TRIBUTARY_VIEW_STEP_GAP_MS (views sharing a stream step together).
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -35,6 +40,8 @@ interface RunResult {
   cpuCores: number;
   /** The main thread's event loop utilization over the run (0-1). */
   mainThread: number;
+  /** Process CPU (user + system) over the run per input row, in µs (views' work included). */
+  cpuPerRowUs: number;
 }
 
 async function drive(
@@ -43,14 +50,24 @@ async function drive(
   seconds: number,
   batch: number,
   writers: number,
+  rate = 0,
 ): Promise<{ rows: number; ms: number }> {
   const streams = trb.services.streams;
   let running = true;
   let rows = 0;
   let next = 0;
   const started = performance.now();
-  const loops = Array.from({ length: writers }, async () => {
+  // With a rate, each writer sends its batch on a fixed schedule (open loop) instead of back to back.
+  const everyMs = rate > 0 ? (batch * writers * 1000) / rate : 0;
+  const loops = Array.from({ length: writers }, async (_, w) => {
+    let due = started + (everyMs * w) / writers;
     while (running) {
+      if (everyMs > 0) {
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        due += everyMs;
+        if (!running) break;
+      }
       const data: unknown[][] = [];
       for (let i = 0; i < batch; i++) data.push([next++, Date.now()]);
       await streams.ingest('default', stream, { columns: ['v', 't'], rows: data });
@@ -69,6 +86,7 @@ async function run(
   seconds: number,
   batch: number,
   writers: number,
+  rate: number,
 ): Promise<RunResult> {
   const streams = trb.services.streams;
   const mvs = trb.services.mvs;
@@ -130,7 +148,7 @@ async function run(
   const firstAt = performance.now();
   const cpu0 = process.cpuUsage();
   const elu0 = performance.eventLoopUtilization();
-  const input = await drive(trb, src, seconds, batch, writers);
+  const input = await drive(trb, src, seconds, batch, writers, rate);
   // Let every view drain (bounded: a view that cannot keep up is reported as such).
   const deadline = performance.now() + 120_000;
   while (performance.now() < deadline && names.some((n) => (outputCount.get(n) ?? 0) < input.rows))
@@ -151,6 +169,7 @@ async function run(
     lagP99: percentile(lags, 99),
     drainedMs,
     cpuCores: (cpu.user + cpu.system) / 1000 / (performance.now() - firstAt),
+    cpuPerRowUs: (cpu.user + cpu.system) / input.rows,
     mainThread: elu.utilization,
   };
 }
@@ -176,10 +195,14 @@ export default async function main(args: string[]): Promise<void> {
   const seconds = Number(option(args, 'seconds', '5'));
   const batch = Number(option(args, 'batch', '1000'));
   const writers = Number(option(args, 'writers', '2'));
+  const rate = Number(option(args, 'rate', '0'));
+  const viewGapText = option(args, 'view-gap-ms', '');
+  const viewGap = viewGapText === '' ? undefined : Number(viewGapText);
   const dataDir = await mkdtemp(join(tmpdir(), 'tributary-bench-mv-'));
   const trb = await Tributary.open(
     {
       ...DEFAULTS,
+      ...(viewGap !== undefined ? { viewStepGapMs: viewGap } : {}),
       dataDir,
       port: 0,
       host: '127.0.0.1',
@@ -190,17 +213,20 @@ export default async function main(args: string[]): Promise<void> {
   );
   try {
     const kinds = process.env.MV_KINDS ? countEngineCalls(trb.services.engine) : undefined;
-    console.log(`mv bench: ${seconds} s of ${writers} writers x ${batch}-row ingests per run`);
+    console.log(
+      `mv bench: ${seconds} s of ${writers} writers x ${batch}-row ingests per run` +
+        (rate > 0 ? `, ${rate} events/s in all` : ', back to back'),
+    );
     const raw = await rawIngest(trb, seconds, batch, writers);
     console.log(`raw ingest (no views): ${Math.round(raw)} events/s`);
     console.log(
-      'views | input events/s | kept up (events/s per view) | lag p50 | lag p99 | last output after | CPU cores | main thread busy',
+      'views | input events/s | kept up (events/s per view) | lag p50 | lag p99 | last output after | CPU cores | main thread busy | CPU µs per input event',
     );
     for (const n of counts) {
       kinds?.reset();
-      const r = await run(trb, n, seconds, batch, writers);
+      const r = await run(trb, n, seconds, batch, writers, rate);
       console.log(
-        `${String(n).padStart(5)} | ${String(Math.round(r.inputPerSec)).padStart(14)} | ${String(Math.round(r.keptUpPerSec)).padStart(27)} | ${r.lagP50.toFixed(0).padStart(5)} ms | ${r.lagP99.toFixed(0).padStart(5)} ms | ${(r.drainedMs / 1000).toFixed(1)} s | ${r.cpuCores.toFixed(2)} | ${(r.mainThread * 100).toFixed(0)}%`,
+        `${String(n).padStart(5)} | ${String(Math.round(r.inputPerSec)).padStart(14)} | ${String(Math.round(r.keptUpPerSec)).padStart(27)} | ${r.lagP50.toFixed(0).padStart(5)} ms | ${r.lagP99.toFixed(0).padStart(5)} ms | ${(r.drainedMs / 1000).toFixed(1)} s | ${r.cpuCores.toFixed(2)} | ${(r.mainThread * 100).toFixed(0)}% | ${r.cpuPerRowUs.toFixed(1)}`,
       );
       // Diagnostics (MV_KINDS=1): the run's engine calls per kind, per second of the run.
       if (kinds) console.log(kinds.report(r.drainedMs / 1000));

@@ -122,6 +122,8 @@ export interface PlannerDeps {
   udfs?: UdfService;
   /** The longest a live tail waits to cover several commits in one step (step-pacing.ts). */
   tailStepGapMs?: number;
+  /** The longest views sharing a stream wait to step together (shared-step-reads.ts dueAt). */
+  viewStepGapMs?: number;
 }
 
 /** The statement families shared by several owners; each owner registers its part. */
@@ -166,9 +168,10 @@ export function buildPlanner(deps: PlannerDeps): {
         )
     : undefined;
   if (udaRewrite) resolver.rewriteViews(udaRewrite);
-  const sharedReads = new SharedStepReads(
-    deps.tailStepGapMs !== undefined ? { pacing: { maxGapMs: deps.tailStepGapMs } } : {},
-  );
+  const sharedReads = new SharedStepReads({
+    ...(deps.tailStepGapMs !== undefined ? { pacing: { maxGapMs: deps.tailStepGapMs } } : {}),
+    ...(deps.viewStepGapMs !== undefined ? { groupPacing: { maxGapMs: deps.viewStepGapMs } } : {}),
+  });
   // Random streams: generated while streaming queries read them, a fresh batch in historical reads.
   const randoms = new RandomStreams({
     catalog: deps.catalog,

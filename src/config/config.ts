@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { LicenseKeyError, parsePublicKeys } from '../license/license-keys.ts';
-import { DEFAULT_TAIL_PACING } from '../streaming/step-pacing.ts';
+import { DEFAULT_GROUP_PACING, DEFAULT_TAIL_PACING } from '../streaming/step-pacing.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -27,6 +27,12 @@ export interface Config {
    * (TRIBUTARY_TAIL_STEP_GAP_MS, default 0: a step per commit; 20 halves the steps of a busy tail). src/streaming/step-pacing.ts.
    */
   tailStepGapMs: number;
+  /**
+   * The longest materialized views sharing a stream wait to step together over a larger range
+   * (TRIBUTARY_VIEW_STEP_GAP_MS, default 200; 0: each steps as soon as its last step ended).
+   * src/streaming/shared-step-reads.ts `dueAt`.
+   */
+  viewStepGapMs: number;
   /**
    * Ed25519 public keys uploaded licenses must be signed with (TRIBUTARY_LICENSE_PUBLIC_KEYS: PEM
    * blocks and/or base64 of raw 32-byte keys, comma or space separated); none by default.
@@ -134,6 +140,12 @@ const VARIABLES = [
     parse: integer(0, 10_000),
   },
   {
+    key: 'viewStepGapMs',
+    env: 'TRIBUTARY_VIEW_STEP_GAP_MS',
+    flag: 'view-step-gap-ms',
+    parse: integer(0, 10_000),
+  },
+  {
     key: 'licensePublicKeys',
     env: 'TRIBUTARY_LICENSE_PUBLIC_KEYS',
     flag: 'license-public-keys',
@@ -168,6 +180,7 @@ export const DEFAULTS: Config = {
   engineSystemSessions: 2,
   engineStreamSessions: 2,
   tailStepGapMs: DEFAULT_TAIL_PACING.maxGapMs,
+  viewStepGapMs: DEFAULT_GROUP_PACING.maxGapMs,
   licensePublicKeys: undefined,
   userFilesDir: undefined,
 };

@@ -1,6 +1,12 @@
 import { SharedRuns } from './shared-runs.ts';
 import { P } from './sql-template.ts';
-import { DEFAULT_TAIL_PACING, type TailPacingOptions } from './step-pacing.ts';
+import {
+  DEFAULT_GROUP_PACING,
+  DEFAULT_TAIL_PACING,
+  type GroupPacingOptions,
+  type TailPacingOptions,
+} from './step-pacing.ts';
+
 import type { StreamingProgram } from './streaming-program.ts';
 import { VOLATILE } from './volatile-functions.ts';
 
@@ -30,6 +36,11 @@ export class SharedStepReads {
   readonly runs = new SharedRuns();
   /** How live tails coalesce commits (step-pacing.ts); a bench or test may change it. */
   pacing: TailPacingOptions;
+  /**
+   * Durable members (views) of a group of several cut a new range at most every
+   * `min(maxGapMs, costRatio x the group's mean step time)` (`dueAt`); 0 turns it off.
+   */
+  groupPacing: GroupPacingOptions;
   private readonly groups = new Map<string, Group>();
   private readonly results = new Map<string, Kept>();
   private keptBytes = 0;
@@ -44,16 +55,18 @@ export class SharedStepReads {
       maxBytes?: number;
       maxRanges?: number;
       pacing?: Partial<TailPacingOptions>;
+      groupPacing?: Partial<GroupPacingOptions>;
     } = {},
   ) {
     this.pacing = { ...DEFAULT_TAIL_PACING, ...o.pacing };
+    this.groupPacing = { ...DEFAULT_GROUP_PACING, ...o.groupPacing };
   }
 
   /** Join `group`; answers the leave function. */
   join(group: string): () => void {
     let g = this.groups.get(group);
     if (!g) {
-      g = { members: 0, starts: new Map() };
+      g = { members: 0, starts: new Map(), lastCutAt: 0, meanStepMs: 0 };
       this.groups.set(group, g);
     }
     g.members++;
@@ -93,12 +106,37 @@ export class SharedStepReads {
     if (frontier > lo) return frontier;
     g.starts.delete(lo);
     g.starts.set(lo, { hi, at: now });
+    g.lastCutAt = now;
     const maxRanges = this.o.maxRanges ?? 256;
     while (g.starts.size > maxRanges) {
       const oldest = g.starts.keys().next().value as number;
       g.starts.delete(oldest);
     }
     return hi;
+  }
+
+  /**
+   * When a durable member of `group` standing at `lo` may step (epoch ms; 0: now). At once when it
+   * can follow a range another member cut lately or catch up to one, when alone, or once the gap
+   * since the group's last new range has passed: the members then step together over the same,
+   * larger ranges (one shared read, fewer target writes and journal appends per row) instead of
+   * each cutting its own as soon as its last step ends.
+   */
+  dueAt(group: string, lo: number): number {
+    const g = this.groups.get(group);
+    const { maxGapMs, costRatio } = this.groupPacing;
+    if (!g || g.members <= 1 || maxGapMs <= 0) return 0;
+    const now = Date.now();
+    const fresh = now - (this.o.ttlMs ?? 5000);
+    for (const [start, range] of g.starts) if (start >= lo && range.at >= fresh) return 0;
+    return g.lastCutAt + Math.min(maxGapMs, costRatio * g.meanStepMs);
+  }
+
+  /** A member of `group` took `ms` for a step (the group's mean step time paces `dueAt`). */
+  stepped(group: string, ms: number): void {
+    const g = this.groups.get(group);
+    if (!g) return;
+    g.meanStepMs = g.meanStepMs === 0 ? ms : g.meanStepMs + 0.2 * (ms - g.meanStepMs);
   }
 
   /** The result of `sql` for a member of `group`: one `run` per distinct text while it is kept. */
@@ -166,6 +204,10 @@ interface Group {
   members: number;
   /** Ranges members chose lately, `lo -> (lo, hi]` and when, oldest first. */
   starts: Map<number, { hi: number; at: number }>;
+  /** When a member last cut a new range (epoch ms). */
+  lastCutAt: number;
+  /** Members' mean step time (ms, moving average). */
+  meanStepMs: number;
 }
 
 interface Kept {

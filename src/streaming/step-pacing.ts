@@ -27,6 +27,22 @@ export const DEFAULT_TAIL_PACING: TailPacingOptions = { maxGapMs: 0, costRatio: 
  * ms, past the 12 ms the issue keeps as the floor; operators who prefer the CPU turn it on.
  */
 
+/** How durable members of a shared-read group (views over one stream) step together (shared-step-reads.ts). */
+export interface GroupPacingOptions {
+  /** The longest the group waits after its last new range before it cuts the next (ms); 0: off. */
+  maxGapMs: number;
+  /** The wait is this many times the members' mean step time, up to `maxGapMs`. */
+  costRatio: number;
+}
+
+/**
+ * Views sharing a stream cut a new range at most every two of their mean step times, and wait at
+ * most 200 ms for it (TRIBUTARY_VIEW_STEP_GAP_MS). Measured (bench/README.md "mv", 2026-11-26):
+ * 10 views at 30,000 events/s made 114-138 target writes/s instead of 228-270 and took 21.5-24.2
+ * µs of CPU per input event instead of 33.5-36.9, at the same lag p50 (44-51 ms against 41-53).
+ */
+export const DEFAULT_GROUP_PACING: GroupPacingOptions = { maxGapMs: 200, costRatio: 2 };
+
 /** Weight of the newest step in the mean step time. */
 const COST_WEIGHT = 0.2;
 

@@ -302,10 +302,15 @@ export class StreamingExecution implements RowsPlan {
         // A due tick gets one step first, then its emit: commits arriving during each step must
         // not keep the periodic emit from ever running.
         const emitFirst = tickDue && this.steppedForTick && !this.backfill;
-        const pacedUntil =
+        const pacedUntil = Math.max(
           pacer && !this.backfill && pending.length > 0
             ? pacer.dueAt(pending[0]?.pending ?? 0, pending[0]?.pendingCommits ?? 0)
-            : 0;
+            : 0,
+          // Views sharing a stream step together (shared-step-reads.ts dueAt).
+          durability && this.sharedGroup && !this.backfill && pending.length > 0
+            ? (this.ranges.shared?.dueAt(this.sharedGroup, cursors[0]?.after ?? 0) ?? 0)
+            : 0,
+        );
         if (pending.length > 0 && !deferred && !emitFirst && Date.now() >= pacedUntil) {
           // A window aggregation's watermark moves insert by insert (rows late against an earlier
           // insert of the same range are dropped). Over one stream its live steps cover several
@@ -336,6 +341,8 @@ export class StreamingExecution implements RowsPlan {
           if (tickDue) this.steppedForTick = true;
           this.lastStepAt = Date.now();
           pacer?.stepped(startedAt, performance.now() - t0);
+          if (durability && this.sharedGroup)
+            this.ranges.shared?.stepped(this.sharedGroup, performance.now() - t0);
           if (pacedByChildren) this.nextPeriodic = Math.min(this.nextPeriodic, this.lastStepAt);
           continue;
         }

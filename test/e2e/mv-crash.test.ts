@@ -1,5 +1,6 @@
 // Issue 11, "How we will know": views aggregating a stream (a tumble window and a global
-// aggregation) while a writer ingests continuously; the server is killed with SIGKILL at random
+// aggregation), and two identical tail views (sharing each range's read and stepping together),
+// while a writer ingests continuously; the server is killed with SIGKILL at random
 // points (at least 5 times) and restarted; at the end each target holds exactly what a one-shot
 // historical query over the source computes: no row lost, none doubled.
 //
@@ -56,6 +57,11 @@ test('views survive SIGKILL: the targets equal the historical queries over the s
     await ddl(
       'CREATE MATERIALIZED VIEW totals AS SELECT k, count() AS c, sum(v) AS s FROM src GROUP BY k EMIT PERIODIC 200ms SETTINGS checkpoint_interval = 1',
     );
+    // Two identical tail views: they share each range's read and step together (shared-step-reads.ts).
+    for (const name of ['tail_a', 'tail_b'])
+      await ddl(
+        `CREATE MATERIALIZED VIEW ${name} AS SELECT k, v, ts FROM src SETTINGS checkpoint_interval = 1`,
+      );
     const rnd = random(11);
     let event = 0;
     // The writer: batches of rows with event times one window (1 s) per 50 rows, acknowledged
@@ -104,6 +110,8 @@ test('views survive SIGKILL: the targets equal the historical queries over the s
       "SELECT window_start, k, count(), sum(v) FROM tumble(table(src), ts, 1s) WHERE ts < '2030-01-01' GROUP BY window_start, k ORDER BY window_start, k",
     );
     const expectedTotals = await rows('SELECT k, count(), sum(v) FROM table(src) GROUP BY k ORDER BY k');
+    const expectedTail = await rows('SELECT k, v, ts FROM table(src) ORDER BY k, v, ts');
+    let tails: unknown[][][] = [];
     const deadline = Date.now() + 60_000;
     let windows: unknown[][] = [];
     let totals: unknown[][] = [];
@@ -112,15 +120,20 @@ test('views survive SIGKILL: the targets equal the historical queries over the s
       totals = await rows(
         'SELECT k, argMax(c, _tp_sn), argMax(s, _tp_sn) FROM (SELECT *, _tp_sn FROM table(totals)) GROUP BY k ORDER BY k',
       );
+      tails = [];
+      for (const name of ['tail_a', 'tail_b'])
+        tails.push(await rows(`SELECT k, v, ts FROM table(${name}) ORDER BY k, v, ts`));
       if (
         JSON.stringify(windows) === JSON.stringify(expectedWindows) &&
-        JSON.stringify(totals) === JSON.stringify(expectedTotals)
+        JSON.stringify(totals) === JSON.stringify(expectedTotals) &&
+        tails.every((t) => JSON.stringify(t) === JSON.stringify(expectedTail))
       )
         break;
       await new Promise((r) => setTimeout(r, 200));
     }
     assert.deepEqual(windows, expectedWindows, 'every window once');
     assert.deepEqual(totals, expectedTotals, 'the global aggregation over every row');
+    for (const t of tails) assert.deepEqual(t, expectedTail, 'each tail view holds every row once');
   } finally {
     run.kill('SIGKILL');
     await run.exit;

@@ -86,6 +86,40 @@ test('a save that crashed half way leaves the previous checkpoint in force; its 
   await again.destroy();
 });
 
+test('saves after the first drop the previous copies by name: no table, no engine call', async () => {
+  const calls: string[] = [];
+  const counting = Object.create(engine) as ChdbEngine;
+  counting.query = (sql, o) => {
+    calls.push(sql);
+    return engine.query(sql, o);
+  };
+  const store = new FileCheckpointStore(counting, dir, 'owner-5');
+  await store.save(checkpoint(0));
+  calls.length = 0;
+  await store.save(checkpoint(1));
+  await store.save(checkpoint(2));
+  assert.equal(calls.length, 0, `a view without state tables checkpoints without the engine: ${calls}`);
+  // With tables: the copies of the previous save go, nothing else is listed.
+  await store.save(checkpoint(3, { state: 'live.state' }));
+  await store.save(checkpoint(4, { state: 'live.state' }));
+  assert.ok(!calls.some((q) => q.includes('system.tables')), calls.join('\n'));
+  assert.equal((await savedTables()).filter((t) => t.startsWith('owner_5')).length, 1);
+  await store.destroy();
+});
+
+test('a save that failed half way leaves copies the next save finds and drops', async () => {
+  const store = new FileCheckpointStore(engine, dir, 'owner-6');
+  await store.save(checkpoint(0, { state: 'live.state' }));
+  // The second table does not exist: the first copy is made, then the save fails.
+  await assert.rejects(store.save(checkpoint(1, { state: 'live.state', other: 'live.missing' })));
+  assert.equal((await savedTables()).filter((t) => t.startsWith('owner_6')).length, 2);
+  await store.save(checkpoint(2, { state: 'live.state' }));
+  const left = (await savedTables()).filter((t) => t.startsWith('owner_6'));
+  assert.equal(left.length, 1, left.join(', '));
+  assert.equal((await store.load())?.seq, 2);
+  await store.destroy();
+});
+
 test('the journal: entries after the checkpoint, a torn last line ignored then cut, truncated by a save', async () => {
   const store = new FileCheckpointStore(engine, dir, 'owner-3');
   await store.save(checkpoint(0));

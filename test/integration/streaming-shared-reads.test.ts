@@ -89,6 +89,53 @@ test('identical tail views share their reads; each target holds exactly the hist
   assert.equal(shared.kept, 0);
 });
 
+test('views sharing a stream step together: commits arriving within the gap land in one step each', async () => {
+  const shared = h.trb.services.sharedReads;
+  assert.ok(shared, 'the server has shared reads');
+  const saved = { ...shared.groupPacing };
+  // A gap far longer than the burst below takes, so the test does not depend on timing.
+  shared.groupPacing = { maxGapMs: 60_000, costRatio: 1_000_000 };
+  const select = 'SELECT i, k FROM shared_src WHERE i > 5000';
+  const names = ['gp_a', 'gp_b', 'gp_c'];
+  try {
+    for (const name of names) {
+      await q.ok(`CREATE MATERIALIZED VIEW ${name} AS ${select}`);
+      await running(name);
+    }
+    const mvs = h.trb.services.mvs;
+    const written = (name: string) => mvs.state(mvs.require('default', name)).written;
+    // The first commit after a quiet time is stepped over at once, by every view.
+    await send(5001, 5010);
+    for (const name of names) await holds(name, 10);
+    assert.deepEqual(
+      names.map((n) => written(n).writes),
+      [1, 1, 1],
+    );
+    // Nine more commits within the gap: the views wait for it (nothing more written yet)...
+    for (let b = 1; b < 10; b++) await send(5000 + b * 10 + 1, 5000 + b * 10 + 10);
+    assert.deepEqual(
+      names.map((n) => written(n).rows),
+      [10, 10, 10],
+    );
+    // ...then step together over all of them once it is cut short (a shorter gap).
+    shared.groupPacing = { maxGapMs: 1, costRatio: 1 };
+    await send(5101, 5110);
+    const expected = await q.rows(
+      `${select.replace('FROM shared_src', 'FROM table(shared_src)')} ORDER BY i`,
+    );
+    assert.equal(expected.length, 110);
+    for (const name of names) {
+      await holds(name, 110);
+      assert.deepEqual(await q.rows(`SELECT i, k FROM table(${name}) ORDER BY i`), expected);
+      // The 10 commits after the first came in at most two more writes, not ten.
+      assert.ok(written(name).writes <= 3, `${name}: ${written(name).writes} writes`);
+    }
+  } finally {
+    shared.groupPacing = saved;
+    for (const name of names) await q.ok(`DROP VIEW IF EXISTS ${name}`);
+  }
+});
+
 test('a streaming query shows each source committed vs processed in its pipeline and metrics', async () => {
   const api = await StreamingApi.attach(h);
   const query = await api.start('SELECT i FROM shared_src WHERE i > 1000');

@@ -75,3 +75,13 @@ test('TRIBUTARY_TAIL_STEP_GAP_MS sets how long a busy tail coalesces commits (0:
     (e: unknown) => e instanceof ConfigError && e.variable === 'TRIBUTARY_TAIL_STEP_GAP_MS',
   );
 });
+
+test('TRIBUTARY_VIEW_STEP_GAP_MS sets how long views sharing a stream wait to step together (0: off)', () => {
+  assert.equal(loadConfig({}, []).viewStepGapMs, 200);
+  assert.equal(loadConfig({ TRIBUTARY_VIEW_STEP_GAP_MS: '0' }, []).viewStepGapMs, 0);
+  assert.equal(loadConfig({}, ['--view-step-gap-ms', '50']).viewStepGapMs, 50);
+  assert.throws(
+    () => loadConfig({ TRIBUTARY_VIEW_STEP_GAP_MS: 'soon' }, []),
+    (e: unknown) => e instanceof ConfigError && e.variable === 'TRIBUTARY_VIEW_STEP_GAP_MS',
+  );
+});

@@ -94,3 +94,31 @@ test('a member far behind catches up to the newest range in one step; old ranges
   assert.equal(s.align('g', 10, 40), 40);
   assert.equal(s.align('g', 5, 40), 10);
 });
+
+test('views sharing a stream cut a new range at most every gap, and follow a cut range at once', () => {
+  const s = new SharedStepReads({ groupPacing: { maxGapMs: 200, costRatio: 2 } });
+  s.join('g');
+  assert.equal(s.dueAt('g', 0), 0, 'alone: at once');
+  s.join('g');
+  assert.equal(s.dueAt('g', 0), 0, 'no range cut yet: at once');
+  s.stepped('g', 30);
+  const before = Date.now();
+  assert.equal(s.align('g', 0, 10), 10);
+  // The other member stands where the range starts: it follows at once.
+  assert.equal(s.dueAt('g', 0), 0);
+  // Past the cut range, the next one is due two mean steps (60 ms) after the last cut.
+  const due = s.dueAt('g', 10);
+  assert.ok(due >= before + 60 && due <= Date.now() + 60, `${due - before}`);
+  // Slow steps: the gap stops at maxGapMs.
+  for (let i = 0; i < 30; i++) s.stepped('g', 1000);
+  assert.ok(s.dueAt('g', 10) <= Date.now() + 200);
+  assert.ok(s.dueAt('g', 10) > Date.now() + 100);
+  // A member behind catches up to the range others cut, at once.
+  assert.equal(s.dueAt('g', -5), 0);
+  // Off: always at once.
+  const off = new SharedStepReads({ groupPacing: { maxGapMs: 0 } });
+  off.join('g');
+  off.join('g');
+  off.align('g', 0, 10);
+  assert.equal(off.dueAt('g', 10), 0);
+});

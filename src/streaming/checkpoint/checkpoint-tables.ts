@@ -49,6 +49,11 @@ export class CheckpointTables {
     }
   }
 
+  /** Drop these saved tables (qualified names, as `save` answered them). */
+  async drop(tables: readonly string[]): Promise<void> {
+    for (const table of tables) await this.engine.query(`DROP TABLE IF EXISTS ${table}`);
+  }
+
   /** Drop the saved tables of every nested store (prefix `<prefix>_n<index>`). */
   async dropNested(): Promise<void> {
     for (const name of await this.list(`${this.prefix}_n`))

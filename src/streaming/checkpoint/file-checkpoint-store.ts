@@ -43,6 +43,13 @@ export class FileCheckpointStore implements CheckpointStore {
   private loaded = false;
   /** The directory exists (made once, not at every journal append). */
   private dirMade = false;
+  /**
+   * The saved tables of this owner in the engine when known exactly (those of the checkpoint in
+   * force, after `load`'s clean-up or a finished save); undefined when a save failed half way and
+   * left copies nobody named. Known, a save drops the previous copies by name: a view without state
+   * tables saves its checkpoints without an engine call (no listing of `system.tables`).
+   */
+  private held: readonly string[] | undefined;
 
   private readonly prefix: string;
 
@@ -84,7 +91,9 @@ export class FileCheckpointStore implements CheckpointStore {
     this.loaded = true;
     this.current = f?.number ?? -1;
     // Copies of a save that did not finish (or of older checkpoints not yet dropped) go now.
-    await this.tables.dropAllBut(Object.values(f?.checkpoint.tables ?? {}));
+    const keep = Object.values(f?.checkpoint.tables ?? {});
+    await this.tables.dropAllBut(keep);
+    this.held = keep;
     return f?.checkpoint;
   }
 
@@ -92,6 +101,9 @@ export class FileCheckpointStore implements CheckpointStore {
     if (!this.loaded) await this.load();
     await this.makeDir();
     const number = this.current + 1;
+    const held = this.held;
+    // Until this save finishes, copies it made may exist that no checkpoint names.
+    this.held = undefined;
     const tables = await this.tables.save(number, checkpoint.tables);
     const body: CheckpointFile = { format: FORMAT, number, checkpoint: { ...checkpoint, tables } };
     const tmp = `${this.file}.tmp`;
@@ -105,7 +117,10 @@ export class FileCheckpointStore implements CheckpointStore {
     await rename(tmp, this.file);
     await syncDir(this.dir);
     this.current = number;
-    await this.tables.dropAllBut(Object.values(tables));
+    const keep = Object.values(tables);
+    if (held) await this.tables.drop(held.filter((t) => !keep.includes(t)));
+    else await this.tables.dropAllBut(keep);
+    this.held = keep;
     await this.journalFile.truncate();
   }
 
@@ -137,6 +152,7 @@ export class FileCheckpointStore implements CheckpointStore {
     await this.tables.dropNested();
     await rm(this.dir, { recursive: true, force: true });
     this.dirMade = false;
+    this.held = [];
     this.current = -1;
   }
 
