@@ -2,10 +2,11 @@
 // paced ingest rate, and the sustained events/s of a 10-group global aggregation, each printed next
 // to the engine's own time for the same SQL over the same rows, measured in the same run.
 //   npm run bench -- latency [--seconds 10] [--warmup 3] [--rates 1000,50000] [--queries ingest,tail,tumble]
-//     [--rounds 1] [--tail-gap-ms <default>[,...]] [--interval-ms 10] [--batch-ms 0] [--concurrency 4] [--only latency|throughput]
+//     [--rounds 1] [--tail-gap-ms <default>[,...]] [--tail-late-share <default>[,...]] [--interval-ms 10] [--batch-ms 0] [--concurrency 4] [--only latency|throughput]
 // `ingest` is the same paced load with no query: the baseline a query's cores are compared with
 // ("adds" = its cores - ingest's, same rate, same run); `--rounds n` alternates the cases n times;
-// `--tail-gap-ms a,b` runs each query case once per longest tail step gap (src/streaming/step-pacing.ts).
+// `--tail-gap-ms a,b` runs each query case once per longest tail step gap (src/streaming/step-pacing.ts),
+// `--tail-late-share a,b` once per share of commits a tail may hold back (with each gap).
 //
 // Tributary runs in-process on a temporary data directory and listens on 127.0.0.1. The client (a
 // worker thread, bench/latency-client.mjs: its own event loop, same process) opens the query's SSE
@@ -71,10 +72,17 @@ interface Options {
   rounds: number;
   /** Longest tail step gaps to run each query case with (undefined: the server's default). */
   tailGaps: (number | undefined)[];
+  /** Late shares of tail pacing to run each query case with (undefined: the server's default). */
+  tailShares: (number | undefined)[];
   intervalMs: number;
   batchMs: number;
   concurrency: number;
   only: string;
+}
+
+/** Every (gap, late share) pair the options ask each query case to run with. */
+function pacingVariants(o: Options): [number | undefined, number | undefined][] {
+  return o.tailGaps.flatMap((g) => o.tailShares.map((s): [number | undefined, number | undefined] => [g, s]));
 }
 
 function percentile(sorted: ArrayLike<number>, p: number): number {
@@ -336,8 +344,8 @@ function lowerBound(xs: number[], x: number): number {
 }
 
 interface Bench {
-  /** Set the longest tail step gap (ms) of the server's pacing (undefined: its default). */
-  setTailGap: (ms: number | undefined) => void;
+  /** Set the longest tail step gap (ms) and late share of the server's pacing (undefined: its default). */
+  setTailPacing: (gapMs: number | undefined, lateShare: number | undefined) => void;
   api: Api;
   engine: Engine;
   calls: CallCounts;
@@ -460,8 +468,8 @@ async function latencySection(b: Bench): Promise<void> {
   for (let round = 0; round < o.rounds; round++)
     for (const rate of o.rates) {
       for (const query of o.queries)
-        for (const gap of query === 'ingest' ? [undefined] : o.tailGaps) {
-          b.setTailGap(gap);
+        for (const [gap, share] of query === 'ingest' ? [[undefined, undefined]] : pacingVariants(o)) {
+          b.setTailPacing(gap, share);
           const f = await latencyCase(b, query, rate);
           if (query === 'ingest') ingestCores.set(rate, f.cores);
           const base = ingestCores.get(rate);
@@ -469,7 +477,7 @@ async function latencySection(b: Bench): Promise<void> {
             query !== 'ingest' && base !== undefined
               ? `; adds ${(f.cores - base).toFixed(2)} cores over ingest alone`
               : '';
-          const label = gap === undefined ? query : `${query}/${gap}`;
+          const label = `${query}${gap === undefined ? '' : `/${gap}`}${share === undefined ? '' : `/s${share}`}`;
           console.log(
             `  ${label.padEnd(7)} ${int(rate).padStart(8)} ${int(f.achieved).padStart(10)} ${int(f.samples).padStart(7)} ` +
               `${ms(f.p50).padStart(7)} ${ms(f.p99).padStart(7)} ${ms(f.max).padStart(7)} ` +
@@ -601,6 +609,9 @@ export default async function main(args: string[] = []): Promise<void> {
     tailGaps: option(args, 'tail-gap-ms', '')
       .split(',')
       .map((g) => (g === '' ? undefined : Number(g))),
+    tailShares: option(args, 'tail-late-share', '')
+      .split(',')
+      .map((g) => (g === '' ? undefined : Number(g))),
     intervalMs: Number(option(args, 'interval-ms', '10')),
     batchMs: Number(option(args, 'batch-ms', '0')),
     concurrency: Number(option(args, 'concurrency', '4')),
@@ -622,11 +633,13 @@ export default async function main(args: string[] = []): Promise<void> {
           .join(' ')}`,
     );
     const pacing = trb.services.sharedReads?.pacing;
-    const defaultGap = pacing?.maxGapMs;
-    const setTailGap = (ms: number | undefined) => {
-      if (pacing && defaultGap !== undefined) pacing.maxGapMs = ms ?? defaultGap;
+    const defaults = pacing ? { ...pacing } : undefined;
+    const setTailPacing = (gapMs: number | undefined, lateShare: number | undefined) => {
+      if (!pacing || !defaults) return;
+      pacing.maxGapMs = gapMs ?? defaults.maxGapMs;
+      pacing.lateShare = lateShare ?? defaults.lateShare;
     };
-    const b: Bench = { api, engine, calls: countCalls(engine), o, setTailGap };
+    const b: Bench = { api, engine, calls: countCalls(engine), o, setTailPacing };
     if (o.only !== 'throughput') await latencySection(b);
     if (o.only !== 'latency') await throughputSection(b);
     console.log(

@@ -122,6 +122,8 @@ export interface PlannerDeps {
   udfs?: UdfService;
   /** The longest a live tail waits to cover several commits in one step (step-pacing.ts). */
   tailStepGapMs?: number;
+  /** The share of a busy stream's commits a live tail may hold back for the next (step-pacing.ts). */
+  tailLateShare?: number;
 }
 
 /** The statement families shared by several owners; each owner registers its part. */
@@ -166,9 +168,12 @@ export function buildPlanner(deps: PlannerDeps): {
         )
     : undefined;
   if (udaRewrite) resolver.rewriteViews(udaRewrite);
-  const sharedReads = new SharedStepReads(
-    deps.tailStepGapMs !== undefined ? { pacing: { maxGapMs: deps.tailStepGapMs } } : {},
-  );
+  const sharedReads = new SharedStepReads({
+    pacing: {
+      ...(deps.tailStepGapMs !== undefined ? { maxGapMs: deps.tailStepGapMs } : {}),
+      ...(deps.tailLateShare !== undefined ? { lateShare: deps.tailLateShare } : {}),
+    },
+  });
   // Random streams: generated while streaming queries read them, a fresh batch in historical reads.
   const randoms = new RandomStreams({
     catalog: deps.catalog,

@@ -138,6 +138,7 @@ export class Tributary {
         udfs,
         ...(tuning.mvRetry ? { mvRetry: tuning.mvRetry } : {}),
         tailStepGapMs: config.tailStepGapMs,
+        tailLateShare: config.tailLateShare,
       });
       sinks = new SinkService({
         engine,

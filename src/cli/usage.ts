@@ -10,6 +10,7 @@ const DEFAULT_TEXT: Record<string, string> = {
   TRIBUTARY_ENGINE_SYSTEM_SESSIONS: String(DEFAULTS.engineSystemSessions),
   TRIBUTARY_ENGINE_STREAM_SESSIONS: String(DEFAULTS.engineStreamSessions),
   TRIBUTARY_TAIL_STEP_GAP_MS: String(DEFAULTS.tailStepGapMs),
+  TRIBUTARY_TAIL_LATE_SHARE: String(DEFAULTS.tailLateShare),
 };
 
 const OPTIONS = VARIABLE_NAMES.map(
