@@ -56,7 +56,7 @@ async function tailRows(sql: string, expectedSql: (from: number) => string): Pro
 }
 
 test('a plain tail reads flat and emits every row, in ingest order', async () => {
-  const sql = 'SELECT i, k, v * 2 AS w FROM flat_src WHERE v > 0 OR k = \'k1\'';
+  const sql = "SELECT i, k, v * 2 AS w FROM flat_src WHERE v > 0 OR k = 'k1'";
   const execution = await plan(sql);
   assert.ok(isFlat(execution), execution.program.tail?.text);
   assert.match(execution.program.tail?.text ?? '', /ORDER BY _tp_sn/);
