@@ -63,9 +63,12 @@ const QUIET_MS = 1000;
  * - **Late share** (`lateShare` > 0, gap 0): a commit is held back to be read with the next one
  *   only while fewer than `lateShare` of the stream's recent commits were held, and only when the
  *   next is due within `maxHoldMs` (a busy stream); otherwise it is read at once, as are two
- *   pending commits. So most rows keep the latency of a step per commit (the median stays where
- *   it was as long as the share is under one half) while the steps of a busy stream drop to about
- *   `1 - lateShare` per commit; a held row waits about one commit interval, at most `maxHoldMs`.
+ *   pending commits. Most rows keep the latency of a step per commit while the steps of a busy
+ *   stream drop to about `1 - lateShare` per commit; a held row waits about one commit interval,
+ *   at most `maxHoldMs`. Measured (bench/README.md, "latency", 2026-11-26): at 100 commits/s,
+ *   0.3-0.45 took a tail's added CPU from 0.31-0.36 to 0.15-0.23 cores but its p50 from 9-11 to
+ *   16-18 ms (the latencies spread wide enough that delaying a third of the rows moves the
+ *   median), so it is off by default.
  *
  * The rows a tail emits do not depend on how its ranges are cut (`pacedTail`), so pacing changes
  * when rows leave, never which.
