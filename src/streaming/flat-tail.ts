@@ -1,4 +1,4 @@
-import type { AliasExpr, Expr } from '../sql/ast/expression.ts';
+import type { AliasExpr, Expr, FunctionCall } from '../sql/ast/expression.ts';
 import type { SelectQuery } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
 import { findAll } from '../sql/ast/walk.ts';
@@ -11,8 +11,31 @@ import { P } from './sql-template.ts';
  * ORDER BY _tp_sn)`. Same rows in the same order (the step is single-threaded and ordered by
  * `_tp_sn` either way); measured 0.5-0.9 ms less engine CPU per step (~20%; bench/README.md,
  * "latency"). Only for the plainest tails: one stream, a plain SELECT ... FROM ... [WHERE ...]
- * with no clause that orders, groups, limits or nests, and no name `_tp_sn` of its own.
+ * with no clause that orders, groups, limits or nests, no function of the rows' order, and no
+ * name `_tp_sn` of its own.
  */
+
+/**
+ * Functions whose values depend on the rows around a row or that make several rows of one: in the
+ * subquery form they see the rows ordered by `_tp_sn`, in the flat form before the ORDER BY (and
+ * the engine's sort does not keep the order of the rows of one arrayJoin). Names lower-cased,
+ * without underscores (Proton spells them with).
+ */
+const ROW_ORDER_FUNCTIONS = new Set([
+  'arrayjoin',
+  'rownumberinblock',
+  'rownumberinallblocks',
+  'blocknumber',
+  'blocksize',
+  'neighbor',
+  'runningdifference',
+  'runningdifferencestartingwithfirstvalue',
+  'runningaccumulate',
+  'lag',
+  'lags',
+  'lead',
+  'rownumber',
+]);
 
 /** Literals standing for the step's bounds while the query is translated (then its markers). */
 const LO_SENTINEL = '7357735773577357001';
@@ -39,6 +62,13 @@ export function flatTailSelect(select: SelectQuery): SelectQuery | undefined {
     return undefined;
   // A subquery anywhere (IN, EXISTS, scalar) or a name `_tp_sn` of the query's own: not flat.
   if (findAll(select, (n): n is Expr => n.kind === 'Subquery').length > 0) return undefined;
+  const calls = findAll(select, (n): n is FunctionCall => n.kind === 'Function');
+  if (
+    calls.some(
+      (f) => f.over !== undefined || ROW_ORDER_FUNCTIONS.has(f.name.toLowerCase().replaceAll('_', '')),
+    )
+  )
+    return undefined;
   const aliases = findAll(select, (n): n is AliasExpr => n.kind === 'Alias');
   if (aliases.some((a) => a.alias.toLowerCase() === '_tp_sn')) return undefined;
   const range = parseExpression(`_tp_sn > ${LO_SENTINEL} AND _tp_sn <= ${HI_SENTINEL}`);

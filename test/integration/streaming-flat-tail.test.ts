@@ -78,6 +78,7 @@ test('tails with a clause of their own, a subquery or a name _tp_sn keep the ran
     'SELECT i FROM flat_src WHERE k IN (SELECT k FROM table(flat_src) WHERE i < 3)',
     'SELECT DISTINCT k FROM flat_src',
     'SELECT i, emit_version() FROM flat_src',
+    'SELECT i, array_join([1, 2, 3]) AS x FROM flat_src',
   ]) {
     const execution = await plan(sql);
     assert.equal(isFlat(execution), false, sql);
@@ -86,5 +87,11 @@ test('tails with a clause of their own, a subquery or a name _tp_sn keep the ran
   await tailRows(
     'SELECT i AS _tp_sn, k FROM flat_src WHERE v < 0',
     (from) => `SELECT i AS _tp_sn, k FROM table(flat_src) WHERE v < 0 AND i >= ${from} ORDER BY i`,
+  );
+  // The elements of one row's array stay in order (the engine's sort would not keep them).
+  await tailRows(
+    'SELECT i, array_join([1, 2, 3]) AS x FROM flat_src WHERE v > 0',
+    (from) =>
+      `SELECT i, array_join([1, 2, 3]) AS x FROM table(flat_src) WHERE v > 0 AND i >= ${from} ORDER BY i, x`,
   );
 });

@@ -33,6 +33,12 @@ test('tails with clauses of their own, subqueries or a name _tp_sn are not flat'
     'SELECT k AS _tp_sn FROM s',
     'SELECT k FROM (SELECT k FROM s)',
     'SELECT k FROM s AS a JOIN t AS b ON a.k = b.k',
+    'SELECT array_join([1, 2]) AS x, k FROM s',
+    'SELECT arrayJoin([1, 2]) AS x FROM s',
+    'SELECT k, running_difference(v) FROM s',
+    'SELECT k FROM s WHERE rowNumberInAllBlocks() < 3',
+    'SELECT k, neighbor(v, 1) FROM s',
+    'SELECT k, row_number() OVER () FROM s',
   ])
     assert.equal(flatTailSelect(select(sql)), undefined, sql);
 });
