@@ -2,10 +2,11 @@
 // paced ingest rate, and the sustained events/s of a 10-group global aggregation, each printed next
 // to the engine's own time for the same SQL over the same rows, measured in the same run.
 //   npm run bench -- latency [--seconds 10] [--warmup 3] [--rates 1000,50000] [--queries ingest,tail,tumble]
-//     [--rounds 1] [--tail-gap-ms <default>[,...]] [--interval-ms 10] [--batch-ms 0] [--concurrency 4] [--only latency|throughput]
+//     [--rounds 1] [--tail-gap-ms <default>[,...]] [--tail-late-share <default>[,...]] [--interval-ms 10] [--batch-ms 0] [--concurrency 4] [--only latency|throughput]
 // `ingest` is the same paced load with no query: the baseline a query's cores are compared with
 // ("adds" = its cores - ingest's, same rate, same run); `--rounds n` alternates the cases n times;
-// `--tail-gap-ms a,b` runs each query case once per longest tail step gap (src/streaming/step-pacing.ts).
+// `--tail-gap-ms a,b` runs each query case once per longest tail step gap (src/streaming/step-pacing.ts),
+// `--tail-late-share a,b` once per share of commits a tail may hold back (with each gap).
 //
 // Tributary runs in-process on a temporary data directory and listens on 127.0.0.1. The client (a
 // worker thread, bench/latency-client.mjs: its own event loop, same process) opens the query's SSE
@@ -48,6 +49,12 @@ const QUERIES = {
     proton: `SELECT k, v, t FROM ${STREAM} WHERE v > 0`,
     engine: `SELECT k, v, t FROM ${BASELINE} WHERE v > 0`,
   },
+  // The same tail made ineligible for the flat form by a WITH clause (src/streaming/flat-tail.ts):
+  // each step reads a range subquery, as every tail did before (A/B in one run).
+  tailsub: {
+    proton: `WITH 0 AS zero SELECT k, v, t FROM ${STREAM} WHERE v > zero`,
+    engine: `SELECT k, v, t FROM ${BASELINE} WHERE v > 0`,
+  },
   tumble: {
     proton: `SELECT window_end, count(), max(v) FROM tumble(${STREAM}, t, 1s) GROUP BY window_end`,
     engine:
@@ -61,7 +68,7 @@ const QUERIES = {
 } as const;
 type QueryKind = keyof typeof QUERIES;
 /** A latency case: a query, or `ingest` (the same load with no query). */
-type LatencyKind = 'ingest' | 'tail' | 'tumble';
+type LatencyKind = 'ingest' | 'tail' | 'tailsub' | 'tumble';
 
 interface Options {
   seconds: number;
@@ -71,10 +78,17 @@ interface Options {
   rounds: number;
   /** Longest tail step gaps to run each query case with (undefined: the server's default). */
   tailGaps: (number | undefined)[];
+  /** Late shares of tail pacing to run each query case with (undefined: the server's default). */
+  tailShares: (number | undefined)[];
   intervalMs: number;
   batchMs: number;
   concurrency: number;
   only: string;
+}
+
+/** Every (gap, late share) pair the options ask each query case to run with. */
+function pacingVariants(o: Options): [number | undefined, number | undefined][] {
+  return o.tailGaps.flatMap((g) => o.tailShares.map((s): [number | undefined, number | undefined] => [g, s]));
 }
 
 function percentile(sorted: ArrayLike<number>, p: number): number {
@@ -336,8 +350,8 @@ function lowerBound(xs: number[], x: number): number {
 }
 
 interface Bench {
-  /** Set the longest tail step gap (ms) of the server's pacing (undefined: its default). */
-  setTailGap: (ms: number | undefined) => void;
+  /** Set the longest tail step gap (ms) and late share of the server's pacing (undefined: its default). */
+  setTailPacing: (gapMs: number | undefined, lateShare: number | undefined) => void;
   api: Api;
   engine: Engine;
   calls: CallCounts;
@@ -351,7 +365,7 @@ async function latencyCase(b: Bench, query: LatencyKind, rate: number): Promise<
   const r = await runClient<LatencyReport>(
     {
       mode: 'latency',
-      kind: query,
+      kind: query === 'tailsub' ? 'tail' : query,
       base: api.base,
       auth: AUTH,
       stream: STREAM,
@@ -381,7 +395,7 @@ async function latencyCase(b: Bench, query: LatencyKind, rate: number): Promise<
   if (query === 'ingest') {
     lat = ackLat;
     note = '';
-  } else if (query === 'tail') {
+  } else if (query === 'tail' || query === 'tailsub') {
     lat = r.tailLatencies.sort();
     note = r.tailReceived === r.expectedTail ? '' : `${r.tailReceived} of ${r.expectedTail} rows arrived`;
   } else {
@@ -460,8 +474,8 @@ async function latencySection(b: Bench): Promise<void> {
   for (let round = 0; round < o.rounds; round++)
     for (const rate of o.rates) {
       for (const query of o.queries)
-        for (const gap of query === 'ingest' ? [undefined] : o.tailGaps) {
-          b.setTailGap(gap);
+        for (const [gap, share] of query === 'ingest' ? [[undefined, undefined]] : pacingVariants(o)) {
+          b.setTailPacing(gap, share);
           const f = await latencyCase(b, query, rate);
           if (query === 'ingest') ingestCores.set(rate, f.cores);
           const base = ingestCores.get(rate);
@@ -469,7 +483,7 @@ async function latencySection(b: Bench): Promise<void> {
             query !== 'ingest' && base !== undefined
               ? `; adds ${(f.cores - base).toFixed(2)} cores over ingest alone`
               : '';
-          const label = gap === undefined ? query : `${query}/${gap}`;
+          const label = `${query}${gap === undefined ? '' : `/${gap}`}${share === undefined ? '' : `/s${share}`}`;
           console.log(
             `  ${label.padEnd(7)} ${int(rate).padStart(8)} ${int(f.achieved).padStart(10)} ${int(f.samples).padStart(7)} ` +
               `${ms(f.p50).padStart(7)} ${ms(f.p99).padStart(7)} ${ms(f.max).padStart(7)} ` +
@@ -601,6 +615,9 @@ export default async function main(args: string[] = []): Promise<void> {
     tailGaps: option(args, 'tail-gap-ms', '')
       .split(',')
       .map((g) => (g === '' ? undefined : Number(g))),
+    tailShares: option(args, 'tail-late-share', '')
+      .split(',')
+      .map((g) => (g === '' ? undefined : Number(g))),
     intervalMs: Number(option(args, 'interval-ms', '10')),
     batchMs: Number(option(args, 'batch-ms', '0')),
     concurrency: Number(option(args, 'concurrency', '4')),
@@ -622,11 +639,13 @@ export default async function main(args: string[] = []): Promise<void> {
           .join(' ')}`,
     );
     const pacing = trb.services.sharedReads?.pacing;
-    const defaultGap = pacing?.maxGapMs;
-    const setTailGap = (ms: number | undefined) => {
-      if (pacing && defaultGap !== undefined) pacing.maxGapMs = ms ?? defaultGap;
+    const defaults = pacing ? { ...pacing } : undefined;
+    const setTailPacing = (gapMs: number | undefined, lateShare: number | undefined) => {
+      if (!pacing || !defaults) return;
+      pacing.maxGapMs = gapMs ?? defaults.maxGapMs;
+      pacing.lateShare = lateShare ?? defaults.lateShare;
     };
-    const b: Bench = { api, engine, calls: countCalls(engine), o, setTailGap };
+    const b: Bench = { api, engine, calls: countCalls(engine), o, setTailPacing };
     if (o.only !== 'throughput') await latencySection(b);
     if (o.only !== 'latency') await throughputSection(b);
     console.log(

@@ -124,6 +124,8 @@ export interface PlannerDeps {
   tailStepGapMs?: number;
   /** The longest views sharing a stream wait to step together (shared-step-reads.ts dueAt). */
   viewStepGapMs?: number;
+  /** The share of a busy stream's commits a live tail may hold back for the next (step-pacing.ts). */
+  tailLateShare?: number;
 }
 
 /** The statement families shared by several owners; each owner registers its part. */
@@ -169,8 +171,11 @@ export function buildPlanner(deps: PlannerDeps): {
     : undefined;
   if (udaRewrite) resolver.rewriteViews(udaRewrite);
   const sharedReads = new SharedStepReads({
-    ...(deps.tailStepGapMs !== undefined ? { pacing: { maxGapMs: deps.tailStepGapMs } } : {}),
     ...(deps.viewStepGapMs !== undefined ? { groupPacing: { maxGapMs: deps.viewStepGapMs } } : {}),
+    pacing: {
+      ...(deps.tailStepGapMs !== undefined ? { maxGapMs: deps.tailStepGapMs } : {}),
+      ...(deps.tailLateShare !== undefined ? { lateShare: deps.tailLateShare } : {}),
+    },
   });
   // Random streams: generated while streaming queries read them, a fresh batch in historical reads.
   const randoms = new RandomStreams({

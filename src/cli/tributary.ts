@@ -139,6 +139,7 @@ export class Tributary {
         ...(tuning.mvRetry ? { mvRetry: tuning.mvRetry } : {}),
         tailStepGapMs: config.tailStepGapMs,
         viewStepGapMs: config.viewStepGapMs,
+        tailLateShare: config.tailLateShare,
       });
       sinks = new SinkService({
         engine,

@@ -11,6 +11,7 @@ const DEFAULT_TEXT: Record<string, string> = {
   TRIBUTARY_ENGINE_STREAM_SESSIONS: String(DEFAULTS.engineStreamSessions),
   TRIBUTARY_TAIL_STEP_GAP_MS: String(DEFAULTS.tailStepGapMs),
   TRIBUTARY_VIEW_STEP_GAP_MS: String(DEFAULTS.viewStepGapMs),
+  TRIBUTARY_TAIL_LATE_SHARE: String(DEFAULTS.tailLateShare),
 };
 
 const OPTIONS = VARIABLE_NAMES.map(

@@ -34,6 +34,12 @@ export interface Config {
    */
   viewStepGapMs: number;
   /**
+   * The share of a busy stream's commits (0 to 0.5) a live tail may hold back to read with the next
+   * one, when TRIBUTARY_TAIL_STEP_GAP_MS is 0 (TRIBUTARY_TAIL_LATE_SHARE, default 0: none).
+   * src/streaming/step-pacing.ts.
+   */
+  tailLateShare: number;
+  /**
    * Ed25519 public keys uploaded licenses must be signed with (TRIBUTARY_LICENSE_PUBLIC_KEYS: PEM
    * blocks and/or base64 of raw 32-byte keys, comma or space separated); none by default.
    */
@@ -61,6 +67,15 @@ export class ConfigError extends Error {
     super(message);
     this.name = 'ConfigError';
   }
+}
+
+function fraction(min: number, max: number) {
+  return (raw: string, name: string): number => {
+    const n = Number(raw.trim());
+    if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max)
+      throw new ConfigError(name, `${name} must be a number between ${min} and ${max}, got "${raw}"`);
+    return n;
+  };
 }
 
 function integer(min: number, max: number) {
@@ -146,6 +161,12 @@ const VARIABLES = [
     parse: integer(0, 10_000),
   },
   {
+    key: 'tailLateShare',
+    env: 'TRIBUTARY_TAIL_LATE_SHARE',
+    flag: 'tail-late-share',
+    parse: fraction(0, 0.5),
+  },
+  {
     key: 'licensePublicKeys',
     env: 'TRIBUTARY_LICENSE_PUBLIC_KEYS',
     flag: 'license-public-keys',
@@ -181,6 +202,7 @@ export const DEFAULTS: Config = {
   engineStreamSessions: 2,
   tailStepGapMs: DEFAULT_TAIL_PACING.maxGapMs,
   viewStepGapMs: DEFAULT_GROUP_PACING.maxGapMs,
+  tailLateShare: DEFAULT_TAIL_PACING.lateShare,
   licensePublicKeys: undefined,
   userFilesDir: undefined,
 };

@@ -12,6 +12,13 @@ export interface TailPacingOptions {
   costRatio: number;
   /** With this many rows pending a tail steps at once (its step is large enough already). */
   maxPendingRows: number;
+  /**
+   * The share of a busy stream's commits (0 to 0.5) a tail may hold back to read together with
+   * the next commit, when `maxGapMs` is 0 (`LateShareHold`). 0: none, a step per commit.
+   */
+  lateShare: number;
+  /** A held commit waits at most this long for the next one (ms); a stream slower than that is not held. */
+  maxHoldMs: number;
 }
 
 /**
@@ -19,7 +26,13 @@ export interface TailPacingOptions {
  * 2-3 ms of CPU whatever its size (an engine call is ~1 ms for `SELECT 1` alone), so at 100
  * commits/s a step per commit costs 0.2-0.3 cores; steps at least 20 ms apart cover 2 commits each.
  */
-export const DEFAULT_TAIL_PACING: TailPacingOptions = { maxGapMs: 0, costRatio: 10, maxPendingRows: 4096 };
+export const DEFAULT_TAIL_PACING: TailPacingOptions = {
+  maxGapMs: 0,
+  costRatio: 10,
+  maxPendingRows: 4096,
+  lateShare: 0,
+  maxHoldMs: 15,
+};
 
 /**
  * Off by default (maxGapMs 0): on a quiet machine (load < 1, 2026-11-26) a 20 ms gap took the tail's
@@ -46,26 +59,47 @@ export const DEFAULT_GROUP_PACING: GroupPacingOptions = { maxGapMs: 200, costRat
 /** Weight of the newest step in the mean step time. */
 const COST_WEIGHT = 0.2;
 
+/** Weight of the newest commit in the share of commits held back (about the last 10 commits). */
+const HELD_WEIGHT = 0.1;
+
 /** Intervals between commits longer than this are a quiet stream, not its rate. */
 const QUIET_MS = 1000;
 
 /**
- * When a tail may run its next step: at once when the stream is quiet (no step started within the
- * gap), otherwise when as many commits are pending as arrive within the gap on average (rounded), or at the
- * latest once the gap since the last step's start has passed. The gap follows the tail's own step
- * time (`costRatio` times it, at most `maxGapMs`): a cheap step waits little, so the latency a
- * busy stream adds stays bounded by `maxGapMs` while the steps' fixed cost is spread over more
- * events. Counting commits matters: with commits every 10 ms and a 20 ms gap, a timer alone tends
- * to fire just before a commit arrives and make every row wait the whole gap (measured: p50 +20
- * ms); stepping on the second pending commit makes rows wait 5 ms on average. The rows a tail
- * emits do not depend on how its ranges are cut (`pacedTail`), so pacing changes when rows leave,
- * never which.
+ * When a tail may run its next step. Two ways, one per option:
+ *
+ * - **Gap** (`maxGapMs` > 0): at once when the stream is quiet (no step started within the gap),
+ *   otherwise when as many commits are pending as arrive within the gap on average (rounded), or
+ *   at the latest once the gap since the last step's start has passed. The gap follows the tail's
+ *   own step time (`costRatio` times it, at most `maxGapMs`). Counting commits matters: with
+ *   commits every 10 ms and a 20 ms gap, a timer alone tends to fire just before a commit arrives
+ *   and make every row wait the whole gap (measured: p50 +20 ms); stepping on the second pending
+ *   commit makes rows wait 5 ms on average. Every commit but the last of a step waits, so on a
+ *   stream committing every 10 ms half the rows wait a commit interval: the median moves by one.
+ * - **Late share** (`lateShare` > 0, gap 0): a commit is held back to be read with the next one
+ *   only while fewer than `lateShare` of the stream's recent commits were held, and only when the
+ *   next is due within `maxHoldMs` (a busy stream); otherwise it is read at once, as are two
+ *   pending commits. Most rows keep the latency of a step per commit while the steps of a busy
+ *   stream drop to about `1 - lateShare` per commit; a held row waits about one commit interval,
+ *   at most `maxHoldMs`. Measured (bench/README.md, "latency", 2026-11-26): at 100 commits/s,
+ *   0.3-0.45 took a tail's added CPU from 0.31-0.36 to 0.15-0.23 cores but its p50 from 9-11 to
+ *   16-18 ms (the latencies spread wide enough that delaying a third of the rows moves the
+ *   median), so it is off by default.
+ *
+ * The rows a tail emits do not depend on how its ranges are cut (`pacedTail`), so pacing changes
+ * when rows leave, never which.
  */
 export class TailPacer {
   private lastStartAt = Number.NEGATIVE_INFINITY;
   private meanStepMs = 0;
   private lastCommitAt = Number.NEGATIVE_INFINITY;
   private meanCommitMs = 0;
+  /** Recent share of commits held back (late-share mode). */
+  private heldShare = 0;
+  /** Commits seen; the commit (its number) the current hold decision is about, and until when it holds. */
+  private commits = 0;
+  private decidedFor = 0;
+  private holdUntil = 0;
 
   constructor(private readonly o: TailPacingOptions) {}
 
@@ -73,6 +107,8 @@ export class TailPacer {
   committed(at: number): void {
     const interval = at - this.lastCommitAt;
     this.lastCommitAt = at;
+    this.commits++;
+    this.heldShare *= 1 - HELD_WEIGHT;
     if (interval > QUIET_MS) return;
     this.meanCommitMs =
       this.meanCommitMs === 0 ? interval : this.meanCommitMs + COST_WEIGHT * (interval - this.meanCommitMs);
@@ -80,7 +116,8 @@ export class TailPacer {
 
   /** When the next step may start (epoch ms) with `pendingRows` rows of `pendingCommits` commits waiting. */
   dueAt(pendingRows: number, pendingCommits: number): number {
-    if (this.o.maxGapMs <= 0 || pendingRows >= this.o.maxPendingRows) return 0;
+    if (pendingRows >= this.o.maxPendingRows) return 0;
+    if (this.o.maxGapMs <= 0) return this.o.lateShare > 0 ? this.holdDueAt(pendingCommits) : 0;
     const gap = Math.min(this.o.maxGapMs, this.meanStepMs * this.o.costRatio);
     const perGap = this.meanCommitMs > 0 ? Math.round(gap / this.meanCommitMs) : Number.POSITIVE_INFINITY;
     if (pendingCommits >= Math.max(perGap, 1)) return 0;
@@ -91,6 +128,22 @@ export class TailPacer {
   stepped(startAt: number, ms: number): void {
     this.lastStartAt = startAt;
     this.meanStepMs = this.meanStepMs === 0 ? ms : this.meanStepMs + COST_WEIGHT * (ms - this.meanStepMs);
+  }
+
+  /** Late-share mode: hold the one pending commit (the newest) while the share allows it. */
+  private holdDueAt(pendingCommits: number): number {
+    if (pendingCommits !== 1) return 0;
+    // Decided once per commit: later wake-ups for the same commit keep its answer.
+    if (this.decidedFor === this.commits) return this.holdUntil;
+    this.decidedFor = this.commits;
+    const busy = this.meanCommitMs > 0 && this.meanCommitMs <= this.o.maxHoldMs;
+    if (!busy || this.heldShare >= Math.min(this.o.lateShare, 0.5)) {
+      this.holdUntil = 0;
+      return 0;
+    }
+    this.heldShare += HELD_WEIGHT;
+    this.holdUntil = this.lastCommitAt + Math.min(this.o.maxHoldMs, 2 * this.meanCommitMs);
+    return this.holdUntil;
   }
 }
 

@@ -38,6 +38,7 @@ import { DedupStates } from './dedup-state.ts';
 import { distinctAsDedup } from './distinct-rewrite.ts';
 import { applyEmitLast } from './emit-last.ts';
 import { followsNestedAggregation, type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
+import { flatTailSelect, withRangeMarkers } from './flat-tail.ts';
 import { ALIGN_PREV_SN, ALIGN_PREV_UNTIL, ALIGN_UNTIL } from './join-alignment.ts';
 import { inlineJoinCte } from './join-cte-inline.ts';
 import { joinDeltaOf, leftChangelogStream, qualifiedDelta } from './join-delta.ts';
@@ -198,6 +199,38 @@ async function describe(engine: Engine, sql: string): Promise<ResultColumn[]> {
       const [name, type] = JSON.parse(line) as [string, string];
       return { name, type: toProtonType(type) };
     });
+}
+
+/**
+ * The flat form of a tail (flat-tail.ts) when it translates with its bounds in place and describes
+ * to the same columns as the range-subquery form; otherwise undefined (the subquery form stays).
+ */
+async function flatTailTemplate(
+  engine: Engine,
+  select: SelectQuery,
+  index: number,
+  header: readonly ResultColumn[],
+  translateFlat: (q: SelectQuery) => string,
+): Promise<SqlTemplate | undefined> {
+  const flatSelect = flatTailSelect(select);
+  if (!flatSelect) return undefined;
+  let text: string | undefined;
+  try {
+    text = withRangeMarkers(translateFlat(flatSelect), index);
+  } catch {
+    return undefined;
+  }
+  if (!text || /__TRB_(?!LO_\d+__|HI_\d+__)/.test(text)) return undefined;
+  const flat = new SqlTemplate(text);
+  try {
+    const columns = await describe(engine, flat.fill({ [P.lo(index)]: 0, [P.hi(index)]: 0 }));
+    const same =
+      columns.length === header.length &&
+      columns.every((c, i) => c.name === header[i]?.name && c.type === header[i]?.type);
+    return same ? flat : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const EMPTY_RANGES = (sources: readonly BoundSource[]) => ({
@@ -575,6 +608,27 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       ctx.engine,
       tail.fill({ ...EMPTY_RANGES(sources), ...noCarry, [P.emitVersion]: 0, [P.emitted]: 0 }),
     );
+    // The plainest tails read their stream flat, not through a range subquery (flat-tail.ts).
+    if (
+      !lags &&
+      !join &&
+      !kv &&
+      !policy.changelog &&
+      Object.keys(variants).length === 0 &&
+      only?.kind === 'stream' &&
+      only.definition.mode === 'append' &&
+      conversions.size === 0 &&
+      dedups.programs.length === 0 &&
+      !/__TRB_(?!LO_0__|HI_0__)/.test(tail.text)
+    ) {
+      const flat = await flatTailTemplate(ctx.engine, select, only.index, header, (q) =>
+        translate(
+          q,
+          binder.resolver((s) => (s.kind === 'stream' ? rangeSource(s.definition) : s.table), versionedDelta),
+        ),
+      );
+      if (flat) tail = flat;
+    }
     if (policy.changelog && !header.some((h) => h.name === '_tp_delta')) {
       changelog = { deltaIndex: header.length };
       header = [...header, { name: '_tp_delta', type: 'int8' }];

@@ -75,6 +75,41 @@ test('commits arriving within the gap are one step; the rows are every row, in i
   }
 });
 
+test('holding back a share of commits (late share) emits every row, in ingest order, in no more steps', async () => {
+  const saved = { ...shared.pacing };
+  // Half the commits may be held, each until the next commit or 2 commit intervals (at most 3 s).
+  Object.assign(shared.pacing, { maxGapMs: 0, lateShare: 0.5, maxHoldMs: 3000, maxPendingRows: 1e9 });
+  try {
+    const sql = "SELECT i, k FROM paced_src WHERE k != 'k2'";
+    const execution = await plan(sql);
+    const rows: unknown[][] = [];
+    const stop = new AbortController();
+    const sink: ResultSink = {
+      rows: (batch) => {
+        for (const r of batch) rows.push(JSON.parse(r) as unknown[]);
+      },
+    };
+    const done = execution.run(sink, stop.signal);
+    const from = next;
+    for (let c = 0; c < 12; c++) await send(3);
+    const expected = await q.rows(
+      `SELECT i, k FROM table(paced_src) WHERE k != 'k2' AND i >= ${from} ORDER BY _tp_sn`,
+    );
+    assert.equal(expected.length, 24);
+    await eventually('every row emitted', async () => rows.length >= expected.length);
+    assert.deepEqual(
+      rows.map((r) => [Number(r[0]), r[1]]),
+      expected.map((r) => [Number(r[0]), r[1]]),
+    );
+    const steps = execution.stepCalls().Tail ?? 0;
+    assert.ok(steps <= 12, `12 commits took ${steps} tail steps`);
+    stop.abort();
+    await done;
+  } finally {
+    Object.assign(shared.pacing, saved);
+  }
+});
+
 test('tails whose rows depend on earlier steps are not paced', async () => {
   assert.ok(pacedTail((await plan('SELECT i FROM paced_src WHERE i > 0')).program));
   for (const sql of [

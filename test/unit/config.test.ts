@@ -85,3 +85,15 @@ test('TRIBUTARY_VIEW_STEP_GAP_MS sets how long views sharing a stream wait to st
     (e: unknown) => e instanceof ConfigError && e.variable === 'TRIBUTARY_VIEW_STEP_GAP_MS',
   );
 });
+
+test('TRIBUTARY_TAIL_LATE_SHARE sets the share of commits a busy tail may hold back (0 to 0.5)', () => {
+  assert.equal(loadConfig({}, []).tailLateShare, 0);
+  assert.equal(loadConfig({ TRIBUTARY_TAIL_LATE_SHARE: '0.3' }, []).tailLateShare, 0.3);
+  assert.equal(loadConfig({}, ['--tail-late-share', '0.25']).tailLateShare, 0.25);
+  for (const bad of ['most', '0.6', '-0.1'])
+    assert.throws(
+      () => loadConfig({ TRIBUTARY_TAIL_LATE_SHARE: bad }, []),
+      (e: unknown) => e instanceof ConfigError && e.variable === 'TRIBUTARY_TAIL_LATE_SHARE',
+      bad,
+    );
+});
