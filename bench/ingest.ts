@@ -443,10 +443,32 @@ async function manyClients(
       console.log(
         `    (per round, requests/s, ingest: ${results.http.map((m) => Math.round(rate(m))).join(' / ')}; bare: ${results.bare.map((m) => Math.round(rate(m))).join(' / ')}; ingest p99 ms: ${results.http.map((m) => m.load.p99.toFixed(1)).join(' / ')})`,
       );
+      // CPU time per request by thread (median over the rounds): moves far less with the machine's
+      // load than requests/s, and says who pays — the server's main thread, the load generator
+      // (same process, same two cores), Node's pool (engine calls, WAL writes; GC helpers), the engine.
+      for (const [label, r] of [
+        ['bare', results.bare],
+        ['ingest', results.http],
+      ] as const) {
+        const split = cpuPerRequest(r);
+        if (split) console.log(`    (CPU µs per request, ${label}: ${split})`);
+      }
     }
   } finally {
     await bare.close();
   }
+}
+
+/** `main 40, generator 20, ...`: the median over rounds of each thread kind's CPU µs per request. */
+function cpuPerRequest(rounds: Measured[]): string | undefined {
+  const per = rounds
+    .map((m) => (m.load.cpu ? { cpu: m.load.cpu, n: Math.max(1, m.load.requests) } : undefined))
+    .filter((x) => x !== undefined);
+  if (per.length === 0) return undefined;
+  const kinds = ['main', 'generator', 'node pool', 'engine'];
+  const cells = kinds.map((k) => `${k} ${median(per.map((p) => ((p.cpu[k] ?? 0) * 1000) / p.n)).toFixed(0)}`);
+  const total = median(per.map((p) => (Object.values(p.cpu).reduce((a, b) => a + b, 0) * 1000) / p.n));
+  return `${cells.join(', ')}; all threads ${total.toFixed(0)}`;
 }
 
 interface Measured {
