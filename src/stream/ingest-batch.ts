@@ -129,7 +129,8 @@ function prepareCompact(
       if (e) throw err('INGEST_BAD_VALUE', { row: r + 1, column: rule.name, detail: e });
     }
   }
-  const reencode = () => encodeRows(rows);
+  // bind, not an arrow: no per-request function naming by the TypeScript loader (ingest-body.ts).
+  const reencode = encodeRows.bind(undefined, rows);
   return {
     rows: rows.length,
     shape: `C\u0001${columns.join('\u0001')}`,
@@ -173,7 +174,7 @@ function prepareObjects(
         throw err('INGEST_MISSING_COLUMN', { row: r + 1, column: c });
     }
   }
-  const reencode = () => encodeRows(objects);
+  const reencode = encodeRows.bind(undefined, objects);
   return {
     rows: objects.length,
     shape: 'E',

@@ -580,7 +580,7 @@ export class StreamStore {
     staged?: StagedRows,
   ): Promise<CommitResult> {
     const prepare: PrepareOptions = {
-      verifyDoubts: (kind, values) => rt.verifyDoubts(kind, values),
+      verifyDoubts: rt.verifyDoubts,
       ...(options.idempotencyId ? { idempotencyId: options.idempotencyId } : {}),
       ...(options.requiredColumns ? { requiredColumns: options.requiredColumns } : {}),
       ...(options.producer ? { producer: options.producer } : {}),
@@ -696,7 +696,8 @@ export class StreamStore {
   private async gated<T>(db: string, name: string, fn: () => Promise<T>): Promise<T> {
     if (!this.get(db, name)) return fn();
     const gate = this.gateOf(streamKey(db, name));
-    await gate.enter();
+    // An open gate is entered at once: no promise and no extra turn per request.
+    if (!gate.tryEnter()) await gate.enter();
     try {
       return await fn();
     } finally {
