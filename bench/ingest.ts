@@ -4,10 +4,12 @@
 // in flight). Printed next to the baseline measured in the same run: a raw chDB insert of the same
 // rows (engine.insert of JSONCompactEachRow into a plain MergeTree table, one insert in flight).
 //   npm run bench -- ingest [--seconds 3] [--rounds 3] [--concurrency 1,4] [--batches 1,100,10000]
-//                           [--clients 1,256]
+//                           [--clients 1,256] [--decompose yes|no]
 // Many clients: 1-row compact requests from `--clients` keep-alive connections (raw sockets, one
 // request in flight each), requests/s and latency p50/p99, beside a bare fastify route on its own
-// port answering the same requests (body read as bytes, 200, empty body) in the same run.
+// port answering the same requests (body read as bytes, 200, empty body) in the same run; with
+// `--decompose yes` (the default) also into a memory stream (no WAL) and a WAL-only stream (engine
+// insert skipped), and for each case the CPU time per request by thread (thread-cpu.ts).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism as availableCores, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -320,7 +322,8 @@ export default async function main(args: string[] = []): Promise<void> {
         `    (large requests staged while checked, so far: ${staged.started} started, ${staged.moved} moved, ${staged.discarded} discarded)`,
       );
     }
-    if (clients.length > 0) await manyClients(trb, address, clients, rounds, seconds);
+    if (clients.length > 0)
+      await manyClients(trb, address, clients, rounds, seconds, arg(args, 'decompose', 'yes') !== 'no');
     console.log(`  peak RSS of the whole run: ${mb(process.resourceUsage().maxRSS * 1024)}`);
   } finally {
     rss.stop();
@@ -348,13 +351,31 @@ async function bareFastify(): Promise<{ port: number; close: () => Promise<void>
   return { port, close: () => app.close() };
 }
 
-/** 1-row compact requests from many keep-alive clients: Tributary beside a bare fastify route. */
+/**
+ * One case of the many-clients part: the bare route, or ingest into a fresh stream (`storageType`
+ * 'memory': no WAL; `walOnly`: the engine insert skipped by the stream layer's test hook).
+ */
+interface ClientsCase {
+  label: string;
+  kind: 'bare' | 'ingest';
+  storageType?: 'memory';
+  walOnly?: boolean;
+  results: Measured[];
+  counters: WriterCounters[];
+}
+
+/**
+ * 1-row compact requests from many keep-alive clients: Tributary beside a bare fastify route, and
+ * with `decompose` two cases that each leave one stage of the commit out — a `memory` stream (no
+ * WAL append) and a WAL-only stream (the engine insert skipped) — to show which stage bounds it.
+ */
 async function manyClients(
   trb: Tributary,
   address: string,
   clientCounts: number[],
   rounds: number,
   seconds: number,
+  decompose: boolean,
 ): Promise<void> {
   const { engine, streams } = trb.services;
   const url = new URL(address);
@@ -368,58 +389,88 @@ async function manyClients(
   console.log(
     `  ${'case'.padEnd(58)} ${'requests/s'.padStart(11)}  vs bare  p50 ms  p99 ms  main µs/req  CPU`,
   );
+  const walOnly = new Set<string>();
+  streams.setTestHooks({ skipEngineInsert: (_db, name) => walOnly.has(name) });
   try {
     for (const n of clientCounts) {
-      const results: Record<'bare' | 'http', Measured[]> = { bare: [], http: [] };
-      const counters: WriterCounters[] = [];
+      const cases: ClientsCase[] = [
+        { label: `bare fastify route, ${n} clients`, kind: 'bare', results: [], counters: [] },
+        { label: `HTTP ingest, 1 row/request, ${n} clients`, kind: 'ingest', results: [], counters: [] },
+        ...(decompose
+          ? [
+              {
+                label: `  same, memory stream (no WAL), ${n} clients`,
+                kind: 'ingest',
+                storageType: 'memory',
+                results: [],
+                counters: [],
+              } as ClientsCase,
+              {
+                label: `  same, WAL only (engine insert skipped), ${n} clients`,
+                kind: 'ingest',
+                walOnly: true,
+                results: [],
+                counters: [],
+              } as ClientsCase,
+            ]
+          : []),
+      ];
       for (let round = 0; round < rounds; round++) {
-        results.bare.push(
-          await measured(() =>
+        for (const [i, c] of cases.entries()) {
+          if (c.kind === 'bare') {
+            c.results.push(
+              await measured(() =>
+                runSocketLoad(
+                  '127.0.0.1',
+                  bare.port,
+                  postRequest('127.0.0.1', '/ingest', headers, body),
+                  seconds,
+                  n,
+                ),
+              ),
+            );
+            continue;
+          }
+          const name = `bench_clients_${n}_${round}_${i}`;
+          await streams.create(
+            {
+              name,
+              columns: BENCH_COLUMNS,
+              ...(c.storageType ? { storageType: c.storageType } : {}),
+            },
+            SYSTEM_ACTOR,
+          );
+          if (c.walOnly) walOnly.add(name);
+          const path = `/default/api/v1beta2/streams/${name}/ingest`;
+          const m = await measured(() =>
             runSocketLoad(
-              '127.0.0.1',
-              bare.port,
-              postRequest('127.0.0.1', '/ingest', headers, body),
+              url.hostname,
+              Number(url.port),
+              postRequest(url.hostname, path, headers, body),
               seconds,
               n,
             ),
-          ),
-        );
-        const name = `bench_clients_${n}_${round}`;
-        await streams.create(
-          {
-            name,
-            columns: BENCH_COLUMNS,
-          },
-          SYSTEM_ACTOR,
-        );
-        const path = `/default/api/v1beta2/streams/${name}/ingest`;
-        const m = await measured(() =>
-          runSocketLoad(
-            url.hostname,
-            Number(url.port),
-            postRequest(url.hostname, path, headers, body),
-            seconds,
-            n,
-          ),
-        );
-        results.http.push(m);
-        counters.push(streams.writerCounters('default', name));
-        const load = m.load;
-        if (load.failures > 0)
-          console.log(`    ${n} clients: ${load.failures} failed requests, first: ${load.firstError}`);
-        const [count] = (await engine.query(`SELECT count() FROM default.${name}`, { format: 'TSV' }))
-          .text()
-          .split('\n');
-        if (Number(count) !== load.requests)
-          console.log(`    ${n} clients: ${count} rows in the stream, ${load.requests} acknowledged`);
-        await streams.drop('default', name);
+          );
+          c.results.push(m);
+          c.counters.push(streams.writerCounters('default', name));
+          const load = m.load;
+          if (load.failures > 0)
+            console.log(`    ${c.label}: ${load.failures} failed requests, first: ${load.firstError}`);
+          if (!c.walOnly) {
+            const [count] = (await engine.query(`SELECT count() FROM default.${name}`, { format: 'TSV' }))
+              .text()
+              .split('\n');
+            if (Number(count) !== load.requests)
+              console.log(`    ${c.label}: ${count} rows in the stream, ${load.requests} acknowledged`);
+          }
+          walOnly.delete(name);
+          await streams.drop('default', name);
+        }
       }
       const rate = (m: Measured) => m.load.requests / m.load.seconds;
-      const bareRate = median(results.bare.map(rate));
-      for (const [label, r] of [
-        [`bare fastify route, ${n} clients`, results.bare],
-        [`HTTP ingest, 1 row/request, ${n} clients`, results.http],
-      ] as const) {
+      const bareRate = median((cases[0] as ClientsCase).results.map(rate));
+      for (const c of cases) {
+        const r = c.results;
         const rps = median(r.map(rate));
         const cells = [
           fmt(rps),
@@ -435,18 +486,39 @@ async function manyClients(
             .padStart(11),
           median(r.map((m) => m.cores)).toFixed(2),
         ];
-        console.log(`  ${label.padEnd(58)} ${cells.join('  ')}`);
+        console.log(`  ${c.label.padEnd(58)} ${cells.join('  ')}`);
       }
+      const ingest = cases[1] as ClientsCase;
       console.log(
-        `    (group commit: ${counters.map((c) => `${(c.requests / Math.max(1, c.appends)).toFixed(1)} requests per WAL append, ${(c.requests / Math.max(1, c.inserts)).toFixed(1)} per engine insert`).join('; ')})`,
+        `    (group commit: ${ingest.counters.map((c) => `${(c.requests / Math.max(1, c.appends)).toFixed(1)} requests per WAL append, ${(c.requests / Math.max(1, c.inserts)).toFixed(1)} per engine insert`).join('; ')})`,
       );
       console.log(
-        `    (per round, requests/s, ingest: ${results.http.map((m) => Math.round(rate(m))).join(' / ')}; bare: ${results.bare.map((m) => Math.round(rate(m))).join(' / ')}; ingest p99 ms: ${results.http.map((m) => m.load.p99.toFixed(1)).join(' / ')})`,
+        `    (per round, requests/s, ${cases.map((c) => `${c.label.trim().split(',')[0]}${c.label.includes('memory') ? ' memory' : c.walOnly ? ' WAL only' : ''}: ${c.results.map((m) => Math.round(rate(m))).join(' / ')}`).join('; ')})`,
       );
+      // CPU time per request by thread (median over the rounds): moves far less with the machine's
+      // load than requests/s, and says who pays — the server's main thread, the load generator
+      // (same process, same two cores), Node's pool (engine calls, WAL writes; GC helpers), the engine.
+      for (const c of cases) {
+        const split = cpuPerRequest(c.results);
+        if (split) console.log(`    (CPU µs per request, ${c.label.trim()}: ${split})`);
+      }
     }
   } finally {
+    streams.setTestHooks({});
     await bare.close();
   }
+}
+
+/** `main 40, generator 20, ...`: the median over rounds of each thread kind's CPU µs per request. */
+function cpuPerRequest(rounds: Measured[]): string | undefined {
+  const per = rounds
+    .map((m) => (m.load.cpu ? { cpu: m.load.cpu, n: Math.max(1, m.load.requests) } : undefined))
+    .filter((x) => x !== undefined);
+  if (per.length === 0) return undefined;
+  const kinds = ['main', 'generator', 'node pool', 'engine'];
+  const cells = kinds.map((k) => `${k} ${median(per.map((p) => ((p.cpu[k] ?? 0) * 1000) / p.n)).toFixed(0)}`);
+  const total = median(per.map((p) => (Object.values(p.cpu).reduce((a, b) => a + b, 0) * 1000) / p.n));
+  return `${cells.join(', ')}; all threads ${total.toFixed(0)}`;
 }
 
 interface Measured {

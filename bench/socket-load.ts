@@ -3,8 +3,10 @@
 // complete, from a worker thread. Raw sockets rather than node:http so the generator's own cost
 // (which shares the machine's cores with the server) stays small beside the server's.
 // Answers: requests completed with status 200, failures, wall seconds, per-request latency
-// percentiles (ms, from the first byte written to the last byte of the answer).
+// percentiles (ms, from the first byte written to the last byte of the answer), and the CPU time of
+// the process's threads while the load ran, the generator's own thread apart (thread-cpu.ts).
 import { Worker } from 'node:worker_threads';
+import { THREAD_ID_SOURCE, type ThreadCpu, threadCpu, threadCpuSince } from './thread-cpu.ts';
 
 export interface SocketLoad {
   requests: number;
@@ -13,12 +15,16 @@ export interface SocketLoad {
   p50: number;
   p99: number;
   firstError?: string;
+  /** CPU ms per thread kind while the load ran (Linux only). */
+  cpu?: ThreadCpu;
 }
 
 const WORKER = `
   const { workerData, parentPort } = require('node:worker_threads');
   const net = require('node:net');
   const { host, port, request, seconds, clients } = workerData;
+  let tid; try { tid = ${THREAD_ID_SOURCE}; } catch {}
+  parentPort.postMessage({ started: true, tid });
   const payload = Buffer.from(request.buffer, request.byteOffset, request.length);
   const latencies = [];
   let requests = 0, failures = 0, firstError, stop = false, open = clients;
@@ -27,6 +33,8 @@ const WORKER = `
     latencies.sort((a, b) => a - b);
     const pick = (p) => latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(p / 100 * latencies.length))] : NaN;
     parentPort.postMessage({ requests, failures, firstError, seconds: (performance.now() - t0) / 1000, p50: pick(50), p99: pick(99) });
+    // Stay alive until the parent terminates the worker, so its thread's CPU time is still readable.
+    setInterval(() => {}, 1000);
   }
   function client() {
     const socket = net.connect({ host, port, noDelay: true });
@@ -66,8 +74,17 @@ export function runSocketLoad(
 ): Promise<SocketLoad> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(WORKER, { eval: true, workerData: { host, port, request, seconds, clients } });
-    worker.once('message', (m: SocketLoad) => {
-      resolve(m);
+    const generator = new Set<string>();
+    let before: ThreadCpu | undefined;
+    worker.on('message', (m: SocketLoad | { started: true; tid?: string }) => {
+      if ('started' in m) {
+        if (m.tid) generator.add(m.tid);
+        before = threadCpu(generator);
+        return;
+      }
+      // Sampled before the worker ends, so its thread is still counted.
+      const cpu = threadCpuSince(before, threadCpu(generator));
+      resolve(cpu ? { ...m, cpu } : m);
       void worker.terminate();
     });
     worker.once('error', reject);

@@ -225,7 +225,9 @@ function parseCompact(body: Buffer, charset: string, lossless = false): ParsedRo
     columns: columns as string[],
     rows: data as unknown[][],
     ...(passthrough ? { passthrough } : {}),
-    ...(lossless ? {} : { lossless: () => parseCompact(body, charset, true) }),
+    // bind, not an arrow: the TypeScript loader names every arrow it sees assigned to a name
+    // (a defineProperty per request on this path, ~1 µs in the 256-client profile).
+    ...(lossless ? {} : { lossless: parseCompact.bind(undefined, body, charset, true) }),
   };
 }
 
@@ -312,7 +314,7 @@ function parseStreaming(body: Buffer, charset: string, lossless = false): Parsed
     kind: 'objects',
     objects,
     ...(passthrough ? { passthrough } : {}),
-    ...(lossless ? {} : { lossless: () => parseStreaming(body, charset, true) }),
+    ...(lossless ? {} : { lossless: parseStreaming.bind(undefined, body, charset, true) }),
   };
 }
 

@@ -14,6 +14,13 @@ export class IngestGate {
     return this.inside;
   }
 
+  /** Enter now if the gate is open (then call `leave` exactly once afterwards); false if it is closed. */
+  tryEnter(): boolean {
+    if (this.closed) return false;
+    this.inside++;
+    return true;
+  }
+
   /** Enter (waits while the gate is closed); call `leave` exactly once afterwards. */
   async enter(): Promise<void> {
     while (this.closed) await this.closed.promise;

@@ -174,8 +174,11 @@ export class StreamRuntime {
     return p ? { fromSn: p.fromSn, count: p.count, duplicate: true } : undefined;
   }
 
-  /** Ask the engine which date/date-time strings it reads (one call for a request's doubtful values). */
-  async verifyDoubts(kind: DoubtKind, values: string[]): Promise<boolean[]> {
+  /**
+   * Ask the engine which date/date-time strings it reads (one call for a request's doubtful values).
+   * A property, so ingest hands it on as it is instead of a new arrow per request.
+   */
+  readonly verifyDoubts = async (kind: DoubtKind, values: string[]): Promise<boolean[]> => {
     const fn = kind === 'date' ? 'toDateOrNull(x)' : 'parseDateTime64BestEffortOrNull(x, 9)';
     const list = values.map(quoteString).join(', ');
     const text = (
@@ -185,7 +188,7 @@ export class StreamRuntime {
     ).text();
     const row = JSON.parse(text.trim()) as [Array<number | boolean>];
     return row[0].map((v) => v === true || v === 1);
-  }
+  };
 
   /** The last tag producer `id` wrote into the stream (undefined: none, or forgotten by a restart of a `memory` stream). */
   lastProducerTag(id: string): ProducerPosition | undefined {

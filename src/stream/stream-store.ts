@@ -27,7 +27,7 @@ import {
   withCreateQuery,
 } from './define-stream.ts';
 import { engineRowsBatch } from './engine-rows-batch.ts';
-import { type PreparedBatch, type PrepareOptions, prepareBatch, toJsonValue } from './ingest-batch.ts';
+import { type PreparedBatch, type PrepareOptions, prepareBatchNow, toJsonValue } from './ingest-batch.ts';
 import { compactBodyRows, type ParsedRows, parseIngestBody, streamingBodyRows } from './ingest-body.ts';
 import type { IngestFormat } from './ingest-format.ts';
 import { IngestGate } from './ingest-gate.ts';
@@ -467,7 +467,7 @@ export class StreamStore {
   // ---- ingest ----
 
   /** Ingest an HTTP body in one of the four formats. */
-  async ingestBody(
+  ingestBody(
     db: string,
     name: string,
     body: Buffer,
@@ -475,20 +475,35 @@ export class StreamStore {
     charset = 'utf-8',
     options: IngestOptions = {},
   ): Promise<CommitResult> {
-    return this.gated(db, name, async () => {
+    // Not async, nor the callback: a request that waits for its commit holds no promise but the
+    // gate's and the writer's (the 256-client profile: every pending request's promises survive
+    // the scavenges that run meanwhile). A synchronous throw inside becomes the gate's rejection.
+    return this.gated(db, name, () => {
       const rt = this.runtime(db, name);
       const prior = options.idempotencyId ? rt.priorCommit(options.idempotencyId) : undefined;
-      if (prior) return prior;
+      if (prior) return Promise.resolve(prior);
       const staged = this.beginStage(rt, body, format, charset);
       if (!staged) return this.commit(rt, parseIngestBody(body, format, charset), options);
-      try {
-        // Let the staging insert reach the engine before the parse below holds the thread.
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        return await this.commit(rt, parseIngestBody(body, format, charset), options, staged);
-      } finally {
-        this.stage.release(staged);
-      }
+      return this.commitStaged(rt, staged, body, format, charset, options);
     });
+  }
+
+  /** A request whose rows are being staged: parse and check it meanwhile, then commit. */
+  private async commitStaged(
+    rt: StreamRuntime,
+    staged: StagedRows,
+    body: Buffer,
+    format: IngestFormat,
+    charset: string,
+    options: IngestOptions,
+  ): Promise<CommitResult> {
+    try {
+      // Let the staging insert reach the engine before the parse below holds the thread.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      return await this.commit(rt, parseIngestBody(body, format, charset), options, staged);
+    } finally {
+      this.stage.release(staged);
+    }
   }
 
   /** Large compact and NDJSON bodies: hand their rows to the engine's staging now (stage-area.ts). */
@@ -573,21 +588,22 @@ export class StreamStore {
     return this.commit(rt, parsed, options);
   }
 
-  private async commit(
+  /** Check the rows and hand them to the writer (throws at once for a bad request without doubts). */
+  private commit(
     rt: StreamRuntime,
     parsed: ParsedRows,
     options: IngestOptions,
     staged?: StagedRows,
   ): Promise<CommitResult> {
     const prepare: PrepareOptions = {
-      verifyDoubts: (kind, values) => rt.verifyDoubts(kind, values),
+      verifyDoubts: rt.verifyDoubts,
       ...(options.idempotencyId ? { idempotencyId: options.idempotencyId } : {}),
       ...(options.requiredColumns ? { requiredColumns: options.requiredColumns } : {}),
       ...(options.producer ? { producer: options.producer } : {}),
     };
-    const batch = await prepareBatch(rt.schema, parsed, prepare);
-    if (staged && stagedMatches(staged, batch)) batch.staged = staged;
-    return rt.writer.submit(batch);
+    const prepared = prepareBatchNow(rt.schema, parsed, prepare);
+    if (prepared instanceof Promise) return prepared.then((batch) => submitBatch(rt, batch, staged));
+    return submitBatch(rt, prepared, staged);
   }
 
   // ---- the streaming side ----
@@ -696,7 +712,8 @@ export class StreamStore {
   private async gated<T>(db: string, name: string, fn: () => Promise<T>): Promise<T> {
     if (!this.get(db, name)) return fn();
     const gate = this.gateOf(streamKey(db, name));
-    await gate.enter();
+    // An open gate is entered at once: no promise and no extra turn per request.
+    if (!gate.tryEnter()) await gate.enter();
     try {
       return await fn();
     } finally {
@@ -762,6 +779,12 @@ export class StreamStore {
  * The batch's payload is exactly the bytes staged (no re-encoding happened), in the same format and,
  * for JSONCompactEachRow, for the same columns.
  */
+/** Hand a checked batch to the stream's writer, with its staged rows when they are its own. */
+function submitBatch(rt: StreamRuntime, batch: PreparedBatch, staged?: StagedRows): Promise<CommitResult> {
+  if (staged && stagedMatches(staged, batch)) batch.staged = staged;
+  return rt.writer.submit(batch);
+}
+
 function stagedMatches(staged: StagedRows, batch: PreparedBatch): boolean {
   const a = staged.payload;
   const b = batch.payload;

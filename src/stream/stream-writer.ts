@@ -133,6 +133,8 @@ export class StreamWriter {
   /** The commit time shared by the groups made durable while the engine is busy (see pump). */
   private sharedTime: number | undefined;
   private readonly count: WriterCounters = { requests: 0, rows: 0, appends: 0, inserts: 0 };
+  /** Requests queued or in the pipeline and not yet answered (resolved or rejected). */
+  private unsettled = 0;
   /** Wakes the commit loop when a request arrives while it waits for the engine alone. */
   private wake: (() => void) | undefined;
 
@@ -154,9 +156,14 @@ export class StreamWriter {
     return this.queue.length;
   }
 
-  /** Nothing queued, appending or inserting. */
+  /**
+   * Nothing queued, appending or inserting: every request submitted has been answered (the commit
+   * loop may still be winding down, with nothing left for the engine). Not `running === undefined`:
+   * a caller that submits its next request as soon as the last one is answered would find the loop
+   * still returning, depending on how many promise hops its own code takes.
+   */
   get idle(): boolean {
-    return this.running === undefined && this.queue.length === 0;
+    return this.queue.length === 0 && this.unsettled === 0;
   }
 
   /** Requests and rows acknowledged, WAL appends and engine inserts made, since the writer started. */
@@ -197,6 +204,7 @@ export class StreamWriter {
     if (batch.rows === 0) return Promise.resolve({ fromSn: this.committedSnValue + 1, count: 0 });
     const p = new Promise<CommitResult>((resolve, reject) => {
       this.queue.push({ batch, resolve, reject, solo: false });
+      this.unsettled++;
     });
     if (producer) {
       const entry = { tag: producer.tag, done: p };
@@ -327,7 +335,7 @@ export class StreamWriter {
         e,
       );
       this.o.logger?.error({ err: e, stream: this.o.key }, 'WAL append failed');
-      for (const p of group) p.reject(failure);
+      for (const p of group) this.settle(p, failure);
       this.reservedSn = runs[0]?.unit.first ?? this.reservedSn;
       return { runs: [], mark: null, solo };
     }
@@ -443,6 +451,12 @@ export class StreamWriter {
     return runs;
   }
 
+  /** Refuse a queued or in-flight request. */
+  private settle(p: Pending, failure: unknown): void {
+    this.unsettled--;
+    p.reject(failure);
+  }
+
   private acknowledge(run: Run): void {
     const { first, count, time } = run.unit;
     this.committedSnValue = first + count - 1;
@@ -454,6 +468,7 @@ export class StreamWriter {
       this.count.rows += p.batch.rows;
       if (p.batch.idempotencyId) this.o.idempotency.add(p.batch.idempotencyId, r);
       if (p.batch.producer) this.o.marks.note(p.batch.producer.id, p.batch.producer.tag);
+      this.unsettled--;
       p.resolve(r);
       sn += p.batch.rows;
     }
@@ -496,7 +511,8 @@ export class StreamWriter {
           { err: re, stream: this.o.key },
           'WAL rollback failed; the stream refuses writes',
         );
-        for (const p of [...failedItems, ...laterItems, ...this.queue.splice(0)]) p.reject(this.failure);
+        for (const p of [...failedItems, ...laterItems, ...this.queue.splice(0)])
+          this.settle(p, this.failure);
         return;
       }
     }
@@ -512,7 +528,7 @@ export class StreamWriter {
         const payload = p.batch.reencode();
         retry.push({ ...p, batch: { ...p.batch, payload, reencode: undefined }, solo: true });
       } else {
-        p.reject(engineError(a.error));
+        this.settle(p, engineError(a.error));
       }
     }
     retry.push(...laterItems);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TributaryError } from '../../src/errors/tributary-error.ts';
 import { defineStream } from '../../src/stream/define-stream.ts';
-import { prepareBatch, toJsonValue } from '../../src/stream/ingest-batch.ts';
+import { prepareBatch, prepareBatchNow, toJsonValue } from '../../src/stream/ingest-batch.ts';
 import { parseIngestBody } from '../../src/stream/ingest-body.ts';
 import { StreamSchema } from '../../src/stream/stream-schema.ts';
 
@@ -195,5 +195,29 @@ test('in-process values become JSON values', () => {
       new Map([[1, 2n]]),
     ]),
     ['1', '1970-01-01T00:00:00.000Z', 'nan', 'inf', null, { a: '-inf' }, { 1: '2' }],
+  );
+});
+
+test('prepareBatchNow answers the batch itself when no value needs the engine, a promise when one does', async () => {
+  const verify = async (_kind: string, values: string[]) => values.map(() => true);
+  const plain = prepareBatchNow(
+    schema,
+    parseIngestBody(Buffer.from('{"columns":["id","at"],"data":[[1,"2024-01-02T03:04:05Z"]]}'), 'compact'),
+    { verifyDoubts: verify },
+  );
+  assert.ok(!(plain instanceof Promise));
+  assert.equal(plain.rows, 1);
+  const doubtful = prepareBatchNow(
+    schema,
+    parseIngestBody(Buffer.from('{"columns":["id","at"],"data":[[1,"Jan 2 2024"]]}'), 'compact'),
+    { verifyDoubts: verify },
+  );
+  assert.ok(doubtful instanceof Promise);
+  assert.equal((await doubtful).rows, 1);
+  // A bad request without doubts throws at once, naming the row and column.
+  assert.throws(
+    () =>
+      prepareBatchNow(schema, parseIngestBody(Buffer.from('{"columns":["id"],"data":[["x"]]}'), 'compact')),
+    /Row 1, column id/,
   );
 });

@@ -136,3 +136,25 @@ test('the ingest gate waits for requests inside and holds new ones until opened'
   gate.leave();
   assert.equal(gate.active, 0);
 });
+
+test('tryEnter enters an open gate at once and refuses a closed one, which close then waits for', async () => {
+  const gate = new IngestGate();
+  assert.equal(gate.tryEnter(), true);
+  assert.equal(gate.active, 1);
+  let closed = false;
+  const closing = gate.close().then(() => {
+    closed = true;
+  });
+  await new Promise((r) => setImmediate(r));
+  // close waits for the request that entered with tryEnter, and holds new ones back meanwhile.
+  assert.equal(closed, false);
+  assert.equal(gate.tryEnter(), false);
+  assert.equal(gate.active, 1);
+  gate.leave();
+  await closing;
+  assert.equal(gate.tryEnter(), false);
+  gate.open();
+  assert.equal(gate.tryEnter(), true);
+  gate.leave();
+  assert.equal(gate.active, 0);
+});

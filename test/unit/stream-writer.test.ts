@@ -439,3 +439,23 @@ test('a request with staged rows is an insert of its own, carrying them; the oth
     [4, 2],
   ]);
 });
+
+test('the writer is idle as soon as every request is answered, refused ones included', async () => {
+  const h = await setup((unit) => unit.payload.toString().includes('666'));
+  assert.equal(h.writer.idle, true);
+  const pending = h.writer.submit(batch([1]));
+  assert.equal(h.writer.idle, false);
+  // Read in the answer's own continuation: no extra promise hop for the commit loop to wind down.
+  const idleAtAnswer = await pending.then(() => h.writer.idle);
+  assert.equal(idleAtAnswer, true);
+  const refused = await h.writer.submit(batch([666])).then(
+    () => undefined,
+    () => h.writer.idle,
+  );
+  assert.equal(refused, true);
+  // Several in flight, one refused: idle only once all are answered.
+  const all = Array.from({ length: 6 }, (_, i) => h.writer.submit(batch(i === 2 ? [666] : [i])));
+  assert.equal(h.writer.idle, false);
+  await Promise.allSettled(all);
+  assert.equal(h.writer.idle, true);
+});

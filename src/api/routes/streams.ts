@@ -277,7 +277,12 @@ export function streamRoutes(app: FastifyInstance, s: Services): void {
       const id = request.headers['x-timeplus-idempotent-id'];
       if (Array.isArray(id))
         throw err('INVALID_FIELD', { field: 'x-timeplus-idempotent-id', detail: 'must be given once' });
-      const body = await decodeBody(request.body, request.headers['content-encoding']);
+      const encoding = request.headers['content-encoding'];
+      // No await for a body sent as it is (the usual case): one promise and one turn less per request.
+      const body =
+        encoding === undefined && Buffer.isBuffer(request.body)
+          ? request.body
+          : await decodeBody(request.body, encoding);
       const result = await s.streams.ingestBody(
         q.db ?? 'default',
         name,
