@@ -38,13 +38,19 @@ async function send(n: number): Promise<void> {
   await q.ingest('paced_src', ['i', 'k'], data);
 }
 
-test('commits arriving within the gap are one step; the rows are every row, in ingest order', async () => {
+/**
+ * Run a tail over `paced_src` without rows of key `skip` under `pacing` while `commits` commits
+ * of 3 rows arrive: every row is emitted in ingest order; answers the tail steps taken.
+ */
+async function pacedRun(
+  pacing: Partial<typeof shared.pacing>,
+  skip: string,
+  commits: number,
+): Promise<number> {
   const saved = { ...shared.pacing };
-  // A gap far longer than ten back-to-back ingests take: after the first step (the stream was
-  // quiet), the other commits wait for one step.
-  Object.assign(shared.pacing, { maxGapMs: 3000, costRatio: 1e6, maxPendingRows: 1e9 });
+  Object.assign(shared.pacing, pacing);
   try {
-    const sql = "SELECT i, k FROM paced_src WHERE k != 'k1'";
+    const sql = `SELECT i, k FROM paced_src WHERE k != '${skip}'`;
     const execution = await plan(sql);
     assert.ok(pacedTail(execution.program));
     const rows: unknown[][] = [];
@@ -56,58 +62,40 @@ test('commits arriving within the gap are one step; the rows are every row, in i
     };
     const done = execution.run(sink, stop.signal);
     const from = next;
-    for (let c = 0; c < 10; c++) await send(3);
+    for (let c = 0; c < commits; c++) await send(3);
     const expected = await q.rows(
-      `SELECT i, k FROM table(paced_src) WHERE k != 'k1' AND i >= ${from} ORDER BY _tp_sn`,
+      `SELECT i, k FROM table(paced_src) WHERE k != '${skip}' AND i >= ${from} ORDER BY _tp_sn`,
     );
-    assert.equal(expected.length, 20);
+    assert.equal(expected.length, commits * 2);
     await eventually('every row emitted', async () => rows.length >= expected.length);
     assert.deepEqual(
       rows.map((r) => [Number(r[0]), r[1]]),
       expected.map((r) => [Number(r[0]), r[1]]),
     );
     const steps = execution.stepCalls().Tail ?? 0;
-    assert.ok(steps < 10, `10 commits took ${steps} tail steps`);
     stop.abort();
     await done;
+    return steps;
   } finally {
     Object.assign(shared.pacing, saved);
   }
+}
+
+test('commits arriving within the gap are one step; the rows are every row, in ingest order', async () => {
+  // A gap far longer than ten back-to-back ingests take: after the first step (the stream was
+  // quiet), the other commits wait for one step.
+  const steps = await pacedRun({ maxGapMs: 3000, costRatio: 1e6, maxPendingRows: 1e9 }, 'k1', 10);
+  assert.ok(steps < 10, `10 commits took ${steps} tail steps`);
 });
 
 test('holding back a share of commits (late share) emits every row, in ingest order, in no more steps', async () => {
-  const saved = { ...shared.pacing };
   // Half the commits may be held, each until the next commit or 2 commit intervals (at most 3 s).
-  Object.assign(shared.pacing, { maxGapMs: 0, lateShare: 0.5, maxHoldMs: 3000, maxPendingRows: 1e9 });
-  try {
-    const sql = "SELECT i, k FROM paced_src WHERE k != 'k2'";
-    const execution = await plan(sql);
-    const rows: unknown[][] = [];
-    const stop = new AbortController();
-    const sink: ResultSink = {
-      rows: (batch) => {
-        for (const r of batch) rows.push(JSON.parse(r) as unknown[]);
-      },
-    };
-    const done = execution.run(sink, stop.signal);
-    const from = next;
-    for (let c = 0; c < 12; c++) await send(3);
-    const expected = await q.rows(
-      `SELECT i, k FROM table(paced_src) WHERE k != 'k2' AND i >= ${from} ORDER BY _tp_sn`,
-    );
-    assert.equal(expected.length, 24);
-    await eventually('every row emitted', async () => rows.length >= expected.length);
-    assert.deepEqual(
-      rows.map((r) => [Number(r[0]), r[1]]),
-      expected.map((r) => [Number(r[0]), r[1]]),
-    );
-    const steps = execution.stepCalls().Tail ?? 0;
-    assert.ok(steps <= 12, `12 commits took ${steps} tail steps`);
-    stop.abort();
-    await done;
-  } finally {
-    Object.assign(shared.pacing, saved);
-  }
+  const steps = await pacedRun(
+    { maxGapMs: 0, lateShare: 0.5, maxHoldMs: 3000, maxPendingRows: 1e9 },
+    'k2',
+    12,
+  );
+  assert.ok(steps <= 12, `12 commits took ${steps} tail steps`);
 });
 
 test('tails whose rows depend on earlier steps are not paced', async () => {

@@ -5,13 +5,13 @@ import { P } from '../sql-template.ts';
 import { intervalMillis } from '../window-interval.ts';
 import type { ExecutionOutput } from './execution-output.ts';
 import type { SavedState } from './saved-state.ts';
-import type { StepArgs, StepOperator } from './step-operator.ts';
+import { OperatorHooks, type StepArgs, type StepOperator } from './step-operator.ts';
 
 /**
  * Session windows: each step assigns its rows to sessions (session-tracker.ts keeps them, per
  * substream) and emits the sessions that closed, plus the open ones touched with ON UPDATE.
  */
-export class SessionOperator implements StepOperator {
+export class SessionOperator extends OperatorHooks implements StepOperator {
   readonly emitsOnTick = true;
   private readonly sessions: SessionTracker;
   /** Emits per substream so far (emit_version() of session windows). */
@@ -22,6 +22,7 @@ export class SessionOperator implements StepOperator {
     /** Per source: where the first run of the execution started (a restore takes it back). */
     private readonly startAfter: () => readonly number[],
   ) {
+    super();
     const program = out.program;
     const policy = program.policy;
     this.sessions = new SessionTracker({
@@ -29,8 +30,6 @@ export class SessionOperator implements StepOperator {
       delayMs: policy.shape === 'window' && policy.delay ? intervalMillis(policy.delay) : 0,
     });
   }
-
-  async open(): Promise<void> {}
 
   async step({ values, sink }: StepArgs): Promise<boolean> {
     const session = this.out.program.session!;
@@ -54,8 +53,6 @@ export class SessionOperator implements StepOperator {
     return true;
   }
 
-  async backfillEnd(_sink: ResultSink): Promise<void> {}
-
   /** PERIODIC: the open sessions that got rows since the last tick. */
   async periodic(sink: ResultSink): Promise<void> {
     await this.emit(this.sessions.touched(), sink);
@@ -64,13 +61,6 @@ export class SessionOperator implements StepOperator {
   async timeout(sink: ResultSink): Promise<void> {
     await this.emit(this.sessions.closeAll(), sink);
   }
-
-  async beforeCheckpoint(): Promise<void> {}
-  tables(): Record<string, string> {
-    return {};
-  }
-  async restoreTables(): Promise<void> {}
-  async close(): Promise<void> {}
 
   save(): Partial<SavedState> {
     return { sessions: this.sessions.save(), substreamVersions: [...this.substreamVersions] };

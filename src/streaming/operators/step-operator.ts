@@ -46,3 +46,15 @@ export interface StepOperator {
   /** Drop the shape's engine tables (the query ended). */
   close(): Promise<void>;
 }
+
+/** No-op defaults for the hooks a shape without engine tables or end-of-phase emits does not need. */
+export abstract class OperatorHooks {
+  async open(): Promise<void> {}
+  async backfillEnd(_sink: ResultSink): Promise<void> {}
+  async beforeCheckpoint(): Promise<void> {}
+  tables(): Record<string, string> {
+    return {};
+  }
+  async restoreTables(_tables: Readonly<Record<string, string>>): Promise<void> {}
+  async close(): Promise<void> {}
+}

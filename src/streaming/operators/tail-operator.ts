@@ -4,7 +4,7 @@ import type { ResultSink } from '../result-sink.ts';
 import { P } from '../sql-template.ts';
 import type { ExecutionOutput } from './execution-output.ts';
 import type { SavedState } from './saved-state.ts';
-import type { StepArgs, StepOperator } from './step-operator.ts';
+import { OperatorHooks, type StepArgs, type StepOperator } from './step-operator.ts';
 
 /** Reads a step's SQL, possibly sharing the read with executions running the same SQL. */
 export type TailRead = (sql: string, run: () => Promise<string>) => Promise<string>;
@@ -13,7 +13,7 @@ export type TailRead = (sql: string, run: () => Promise<string>) => Promise<stri
  * A tail: each step's rows pass through the query's SQL and are emitted as they are. `lag()`
  * carries the last values of each lagged expression from step to step (per key with PARTITION BY).
  */
-export class TailOperator implements StepOperator {
+export class TailOperator extends OperatorHooks implements StepOperator {
   readonly emitsOnTick = false;
   /** Set per run: steps of executions running the same tail share each read (shared-step-reads.ts). */
   sharedRead: TailRead | undefined;
@@ -22,9 +22,9 @@ export class TailOperator implements StepOperator {
   /** The same per substream key, for lag() with PARTITION BY. */
   private readonly carriedByKey: Map<string, unknown[]>[] = [];
 
-  constructor(private readonly out: ExecutionOutput) {}
-
-  async open(): Promise<void> {}
+  constructor(private readonly out: ExecutionOutput) {
+    super();
+  }
 
   async step({ values, parts, sink }: StepArgs): Promise<boolean> {
     const p = this.out.program;
@@ -57,15 +57,8 @@ export class TailOperator implements StepOperator {
     return true;
   }
 
-  async backfillEnd(_sink: ResultSink): Promise<void> {}
   async periodic(_sink: ResultSink): Promise<void> {}
   async timeout(_sink: ResultSink): Promise<void> {}
-  async beforeCheckpoint(): Promise<void> {}
-  tables(): Record<string, string> {
-    return {};
-  }
-  async restoreTables(): Promise<void> {}
-  async close(): Promise<void> {}
 
   save(): Partial<SavedState> {
     return { carried: this.carried, carriedByKey: this.carriedByKey.map((m) => [...m]) };
