@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { RowsPlan } from '../../src/queries/execution.ts';
-import type { ResultSink } from '../../src/streaming/result-sink.ts';
 import type { StreamingExecution } from '../../src/streaming/streaming-execution.ts';
+import { runCollecting } from '../helpers/collect-rows.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
 import { eventually, SqlCalls } from '../helpers/sql-calls.ts';
 
@@ -37,14 +37,7 @@ async function send(n: number): Promise<void> {
 /** Run `sql` live over 8 commits of 5 rows: its rows are those of `expectedSql`, in order (i grows with _tp_sn). */
 async function tailRows(sql: string, expectedSql: (from: number) => string): Promise<void> {
   const execution = await plan(sql);
-  const rows: unknown[][] = [];
-  const stop = new AbortController();
-  const sink: ResultSink = {
-    rows: (batch) => {
-      for (const r of batch) rows.push(JSON.parse(r) as unknown[]);
-    },
-  };
-  const done = execution.run(sink, stop.signal);
+  const { rows, stop, done } = runCollecting(execution);
   const from = next;
   for (let c = 0; c < 8; c++) await send(5);
   const expected = await q.rows(expectedSql(from));

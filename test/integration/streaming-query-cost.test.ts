@@ -10,8 +10,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { RowsPlan } from '../../src/queries/execution.ts';
-import type { ResultSink } from '../../src/streaming/result-sink.ts';
 import type { SharedRuns } from '../../src/streaming/shared-runs.ts';
+import { runCollecting } from '../helpers/collect-rows.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
 import { eventually, SqlCalls } from '../helpers/sql-calls.ts';
 
@@ -39,15 +39,7 @@ interface Client {
 
 async function start(sql: string, sink?: (rows: readonly string[]) => void): Promise<Client> {
   const plan = (await h.trb.services.planner.plan(sql, { user: USER, type: 'streaming' })) as RowsPlan;
-  const rows: unknown[][] = [];
-  const stop = new AbortController();
-  const out: ResultSink = {
-    rows: (batch) => {
-      sink?.(batch);
-      for (const r of batch) rows.push(JSON.parse(r) as unknown[]);
-    },
-  };
-  return { rows, stop, plan, done: plan.run(out, stop.signal) };
+  return { ...runCollecting(plan, sink), plan };
 }
 
 let next = 1;

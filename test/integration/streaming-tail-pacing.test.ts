@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { RowsPlan } from '../../src/queries/execution.ts';
-import type { ResultSink } from '../../src/streaming/result-sink.ts';
 import type { SharedStepReads } from '../../src/streaming/shared-step-reads.ts';
 import { pacedTail } from '../../src/streaming/step-pacing.ts';
 import type { StreamingExecution } from '../../src/streaming/streaming-execution.ts';
+import { runCollecting } from '../helpers/collect-rows.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
 import { eventually, SqlCalls } from '../helpers/sql-calls.ts';
 
@@ -53,14 +53,7 @@ async function pacedRun(
     const sql = `SELECT i, k FROM paced_src WHERE k != '${skip}'`;
     const execution = await plan(sql);
     assert.ok(pacedTail(execution.program));
-    const rows: unknown[][] = [];
-    const stop = new AbortController();
-    const sink: ResultSink = {
-      rows: (batch) => {
-        for (const r of batch) rows.push(JSON.parse(r) as unknown[]);
-      },
-    };
-    const done = execution.run(sink, stop.signal);
+    const { rows, stop, done } = runCollecting(execution);
     const from = next;
     for (let c = 0; c < commits; c++) await send(3);
     const expected = await q.rows(
