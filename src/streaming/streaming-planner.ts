@@ -50,6 +50,7 @@ import { planKeptSide } from './join-side-state.ts';
 import { withJoinSnOnRightSide } from './join-sn-right-side.ts';
 import { carryLiteral, carryMarker, rewriteLags } from './lag-rewrite.ts';
 import { nestRangeJoinChain } from './range-join-chain.ts';
+import { nestLeftChangelogJoin } from './left-changelog-join-nesting.ts';
 import {
   carryDelta,
   feedingChangelog,
@@ -253,11 +254,20 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     return def ? visibleColumns(def) : undefined;
   };
   // SELECT DISTINCT: each distinct row once across steps, as a dedup() (distinct-rewrite.ts).
+  // An aggregation over a LEFT JOIN of changelog inputs: over it as a subquery (left-changelog-join-nesting.ts).
+  const isChangelogInput = (db: string | undefined, name: string) => {
+    const r = ctx.resolver.resolve(db, name);
+    const def = r && !r.bounded && r.kind === 'stream' ? ctx.streamDefinition(r, db, name) : undefined;
+    return def ? def.mode !== 'append' : undefined;
+  };
   const bound = binder.select(
     nestRangeJoinChain(
-      withJoinSnOnRightSide(
-        withTableNameQualifiers(pushChangelogCtesIntoJoin(inlineChangelogCtes(distinctAsDedup(query)))),
-      ) as SelectQuery,
+      nestLeftChangelogJoin(
+        withJoinSnOnRightSide(
+          withTableNameQualifiers(pushChangelogCtesIntoJoin(inlineChangelogCtes(distinctAsDedup(query)))),
+        ) as SelectQuery,
+        isChangelogInput,
+      ),
       streamColumns,
     ),
   );
@@ -557,11 +567,10 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
         ctx.engine,
         tail.fill({ ...EMPTY_RANGES(sources), [P.emitVersion]: 0, [P.emitted]: 0 }),
       );
-      const right = join.sides[1]?.index as number;
       const netted = leftJoinTemplates(
         tail.text,
         columns.map((c) => c.name),
-        right,
+        join.sides.map((s) => s.index),
         join.leftJoin.deltaColumn,
       );
       tail = netted.tail;
