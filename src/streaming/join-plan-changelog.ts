@@ -326,7 +326,9 @@ export function planChangelogInputs(
       sides: streams.map((s, i) => ({ index: s.index, kind: kinds[i] as JoinSideKind })),
       ...(align ? { align } : {}),
       ...(leftJoin
-        ? { leftJoin: { left: leftSides, ...(signed.deltaColumn ? { deltaColumn: signed.deltaColumn } : {}) } }
+        ? {
+            leftJoin: { left: leftSides, ...(signed.deltaColumn ? { deltaColumn: signed.deltaColumn } : {}) },
+          }
         : {}),
     },
     ...(shape !== 'tail' ? { deltaOf: aliases } : {}),

@@ -85,7 +85,8 @@ export function nestLeftChangelogJoin(
     const name = names.get(parts.join('.')) as string;
     return parts.length === 1 && parts[0] === name ? ident(name) : alias(ident(...parts), name);
   });
-  if (projection.length === 0) projection.push(alias(ident(windowAlias ?? aliasOf(firstStream), '_tp_time'), '_tp_time'));
+  if (projection.length === 0)
+    projection.push(alias(ident(windowAlias ?? aliasOf(firstStream), '_tp_time'), '_tp_time'));
   const rename = <T extends AnyNode>(node: T): T =>
     replace(node, (n) => {
       if (n.kind !== 'Identifier') return undefined;

@@ -49,8 +49,8 @@ import { type JoinSideKind, joinSideSql } from './join-side-read.ts';
 import { planKeptSide } from './join-side-state.ts';
 import { withJoinSnOnRightSide } from './join-sn-right-side.ts';
 import { carryLiteral, carryMarker, rewriteLags } from './lag-rewrite.ts';
-import { nestRangeJoinChain } from './range-join-chain.ts';
 import { nestLeftChangelogJoin } from './left-changelog-join-nesting.ts';
+import { nestRangeJoinChain } from './range-join-chain.ts';
 import {
   carryDelta,
   feedingChangelog,
