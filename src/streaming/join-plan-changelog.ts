@@ -212,19 +212,19 @@ export function planChangelogInputs(
       program: { kind: 'enrich', left: leftSource.index, right: rightSide.index },
     };
   }
-  // Alignment: of a join of two changelog inputs (below), or of the shapes above (each handles
+  // Alignment: of an INNER or LEFT join of two changelog inputs (below), or of the shapes above (each handles
   // its own lag_behind, or refuses it).
   const alignedJoin = streamJoins.find((j) => hasAlignment(j.on));
   const twoChangelogs =
     onlyJoin !== undefined &&
     items.length === 2 &&
-    onlyJoin.joinKind === 'INNER' &&
+    (onlyJoin.joinKind === 'INNER' || onlyJoin.joinKind === 'LEFT') &&
     (!onlyJoin.strictness || onlyJoin.strictness === 'ALL') &&
     sides.every((s) => s !== undefined && s.definition.mode !== 'append') &&
     sides.length === sources.length;
   if (alignedJoin && (alignedJoin !== onlyJoin || !twoChangelogs))
     throw notImplemented(
-      `Join alignment (lag_behind) in ${joinName(alignedJoin)} with changelog inputs (versioned_kv, changelog_kv, changelog streams, changelog()) is supported for an append stream ASOF JOIN a versioned_kv stream, and for an INNER JOIN of two changelog inputs`,
+      `Join alignment (lag_behind) in ${joinName(alignedJoin)} with changelog inputs (versioned_kv, changelog_kv, changelog streams, changelog()) is supported for an append stream ASOF JOIN a versioned_kv stream, and for an INNER or LEFT JOIN of two changelog inputs`,
     );
   let align: ChangelogJoin['align'];
   if (alignedJoin && onlyJoin) {
