@@ -1224,13 +1224,10 @@ export class StreamingExecution implements RowsPlan {
         out.push(stringify(retract) ?? '');
         this.lastEmitted.delete(key);
       }
-      // A group left with no rows is only retracted, not sent again with its empty aggregates.
-      const goneKeys = new Set(gone);
       for (const r of rows) {
         const row = parse(r) as unknown[];
         const gk = row.pop();
         const key = isLosslessNumber(gk) ? gk.toString() : String(gk);
-        if (goneKeys.has(key)) continue;
         const previous = this.lastEmitted.get(key);
         if (previous) {
           const retract = [...previous];

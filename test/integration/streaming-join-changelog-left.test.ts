@@ -55,7 +55,7 @@ test('an aggregation written directly over versioned_kv LEFT JOIN versioned_kv r
   await q.cancel();
 });
 
-test('EMIT CHANGELOG over a LEFT JOIN of changelog inputs: a group retracted when its last row goes, a WHERE filtering the joined rows', async () => {
+test('EMIT CHANGELOG over a LEFT JOIN of changelog inputs: retracted right rows, a deleted left key, a WHERE filtering the joined rows', async () => {
   const l = await api.createStream('cl', "(i int32, k string) PRIMARY KEY i SETTINGS mode='changelog_kv'");
   const r = await api.createStream('cr', "(j int32, kk string) SETTINGS mode='changelog'");
   const q = await api.start(
@@ -69,8 +69,9 @@ test('EMIT CHANGELOG over a LEFT JOIN of changelog inputs: a group retracted whe
   await api.execAndWait(q, `INSERT INTO ${r} (j, kk) VALUES (6, 'x')`, 5);
   // The right row 5 retracted: (1, 6).
   await api.execAndWait(q, `INSERT INTO ${r} (j, kk, _tp_delta) VALUES (5, 'x', -1)`, 7);
-  // The left key deleted: x has no row left and is only retracted.
-  await api.execAndWait(q, `INSERT INTO ${l} (i, k, _tp_delta) VALUES (1, 'x', -1)`, 8);
+  // The left key deleted: x has no row left; it stays with the aggregates of no rows (as Proton
+  // keeps a group, streaming-retract.test.ts).
+  await api.execAndWait(q, `INSERT INTO ${l} (i, k, _tp_delta) VALUES (1, 'x', -1)`, 9);
   assert.deepEqual(await q.waitForQuiet(300), [
     ['x', 1, 0, 1],
     ['x', 1, 0, -1],
@@ -80,6 +81,7 @@ test('EMIT CHANGELOG over a LEFT JOIN of changelog inputs: a group retracted whe
     ['x', 2, 11, -1],
     ['x', 1, 6, 1],
     ['x', 1, 6, -1],
+    ['x', 0, 0, 1],
   ]);
   await q.cancel();
 });
