@@ -20,7 +20,8 @@ const WINDOWS = ['tumble', 'hop'];
  * becomes a window over the subquery (`tumble((SELECT t, ... FROM a LEFT JOIN b ...), t, 5s)`).
  *
  * The subquery selects each column the aggregation names: `x` as `x`, `a.x` as `x` unless another
- * named column also ends in `x` (then `__trb_a_x`, shown as `x` in the select list). Names of the
+ * named column also ends in `x` or it is a `_tp_` column (then `__trb_a_x`, shown as `x` in the
+ * select list). Names of the
  * select list's aliases and the window's `window_start` / `window_end` are the outer query's own.
  * `isChangelogInput` answers whether a named stream is a changelog input (false for append
  * streams, undefined for anything else); any other FROM leaves the query as it is.
@@ -78,7 +79,8 @@ export function nestLeftChangelogJoin(
   const names = new Map<string, string>();
   for (const parts of keys) {
     const last = parts.at(-1) as string;
-    const unique = lastParts.filter((l) => l === last).length === 1;
+    // `_tp_time` and the other `_tp_` columns are the subquery's own: the join's gets another name.
+    const unique = lastParts.filter((l) => l === last).length === 1 && !last.startsWith('_tp_');
     names.set(parts.join('.'), unique ? last : `__trb_${parts.join('_')}`);
   }
   const projection: Expr[] = keys.map((parts) => {

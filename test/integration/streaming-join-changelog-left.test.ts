@@ -95,18 +95,38 @@ test('a global aggregation and a tumble window written directly over a LEFT JOIN
   const windowed = await api.start(
     `SELECT window_start, count(), sum(i), sum(j) FROM tumble(${l}, t, 5s) AS a LEFT JOIN ${r} AS b ON a.k = b.kk GROUP BY window_start`,
   );
+  // The window's time column left out: the left side's _tp_time (inserted equal to t here).
+  const byTpTime = await api.start(
+    `SELECT window_start, count() FROM tumble(${l}, 5s) AS a LEFT JOIN ${r} AS b ON a.k = b.kk GROUP BY window_start`,
+  );
   const at = (s: number) => `'2024-01-01 00:00:${String(s).padStart(2, '0')}'`;
   await api.execAndWait(global, `INSERT INTO ${r} (j, kk) VALUES (10, 'x')`, 0);
   // [0, 5): 1 joins 10; 2 has no match (defaults, j 0).
-  await api.execAndWait(global, `INSERT INTO ${l} (i, k, t) VALUES (1, 'x', ${at(1)})`, 1);
-  await api.execAndWait(global, `INSERT INTO ${l} (i, k, t) VALUES (2, 'y', ${at(2)})`, 2);
+  await api.execAndWait(
+    global,
+    `INSERT INTO ${l} (i, k, t, _tp_time) VALUES (1, 'x', ${at(1)}, ${at(1)})`,
+    1,
+  );
+  await api.execAndWait(
+    global,
+    `INSERT INTO ${l} (i, k, t, _tp_time) VALUES (2, 'y', ${at(2)}, ${at(2)})`,
+    2,
+  );
   // 11 matches y: 2's defaults row is retracted, its joined row added: count 2, sum(j) 21.
   await api.execAndWait(global, `INSERT INTO ${r} (j, kk) VALUES (11, 'y')`, 3);
   // 3 at 7s joins 10 in [5, 10); the watermark (7s) closes [0, 5): 2 rows, sum(i) 3, sum(j) 21.
-  await api.execAndWait(global, `INSERT INTO ${l} (i, k, t) VALUES (3, 'x', ${at(7)})`, 4);
+  await api.execAndWait(
+    global,
+    `INSERT INTO ${l} (i, k, t, _tp_time) VALUES (3, 'x', ${at(7)}, ${at(7)})`,
+    4,
+  );
   await windowed.waitForRows(1);
   // 4 at 12s (no match) closes [5, 10): 1 row, 3, 10.
-  await api.execAndWait(global, `INSERT INTO ${l} (i, k, t) VALUES (4, 'q', ${at(12)})`, 5);
+  await api.execAndWait(
+    global,
+    `INSERT INTO ${l} (i, k, t, _tp_time) VALUES (4, 'q', ${at(12)}, ${at(12)})`,
+    5,
+  );
   assert.deepEqual(await global.waitForQuiet(300), [
     [1, 10],
     [2, 10],
@@ -118,8 +138,13 @@ test('a global aggregation and a tumble window written directly over a LEFT JOIN
     ['2024-01-01 00:00:00.000', 2, 3, 21],
     ['2024-01-01 00:00:05.000', 1, 3, 10],
   ]);
+  assert.deepEqual(await settled(byTpTime, 2), [
+    ['2024-01-01 00:00:00.000', 2],
+    ['2024-01-01 00:00:05.000', 1],
+  ]);
   await global.cancel();
   await windowed.cancel();
+  await byTpTime.cancel();
 });
 
 test('versioned_kv LEFT JOIN versioned_kv LEFT JOIN versioned_kv: each right side its own defaults, retracted when it matches', async () => {
