@@ -22,6 +22,7 @@ export function leftJoinTemplates(
   columns: readonly string[],
   sides: readonly number[],
   deltaColumn: string | undefined,
+  restrict?: { readonly from: string; readonly to: string },
 ): { tail: SqlTemplate; netted: SqlTemplate } {
   const kept = columns.filter((c) => c !== LEFT_JOIN_SIGN);
   const keys = kept.filter((c) => c !== deltaColumn).map(quoteIdent);
@@ -35,8 +36,11 @@ export function leftJoinTemplates(
   };
   // Every side's state read as of `__TRB_AT2_i__` (a part sets it to the step's start for the side
   // whose change it is, to `__TRB_AT_i__` for the others).
-  const earlier = sides.reduce((sql, i) => sql.replaceAll(P.at(i), at2(i)), t);
-  const difference = `SELECT ${[...keys, sign].join(', ')} FROM (${t}) UNION ALL SELECT ${[...keys, `-${sign}`].join(', ')} FROM (${earlier})`;
+  // `restrict`: a side's read, and the same read of only the rows the change can alter (the same
+  // rows in both terms, so the difference is unchanged).
+  const part = restrict ? t.replaceAll(restrict.from, restrict.to) : t;
+  const earlier = sides.reduce((sql, i) => sql.replaceAll(P.at(i), at2(i)), part);
+  const difference = `SELECT ${[...keys, sign].join(', ')} FROM (${part}) UNION ALL SELECT ${[...keys, `-${sign}`].join(', ')} FROM (${earlier})`;
   return {
     tail: new SqlTemplate(net(`SELECT ${[...keys, sign].join(', ')} FROM (${t})`)),
     netted: new SqlTemplate(net(difference)),

@@ -9,6 +9,7 @@ import { extractAlignment, hasAlignment } from './join-alignment.ts';
 import { aliasOf, chainOf, ctesOf, joinName, notImplemented, sourcesIn } from './join-ast.ts';
 import { changelogAlignment } from './join-changelog-alignment-plan.ts';
 import { LEFT_JOIN_SIGN } from './join-left-netting.ts';
+import { leftJoinTouch } from './join-left-touch.ts';
 import { aligned, rightJoinKeys } from './join-plan-keyed.ts';
 import type { JoinPlan, JoinPlanContext } from './join-planner.ts';
 import type { ChangelogJoin } from './join-program.ts';
@@ -311,6 +312,25 @@ export function planChangelogInputs(
       'Aggregations over a LEFT JOIN of versioned_kv, changelog_kv or changelog streams are supported as GROUP BY or tumble / hop windows over the join (SELECT ... FROM a LEFT JOIN b ON ... GROUP BY ...)',
     );
   const aliases = streamItems.map((item) => aliasOf(item) as string);
+  // One LEFT-attached side: its changes read only the left rows its ON's keys touch.
+  const leftAt = leftSides.indexOf(true);
+  const touched =
+    leftSides.filter((l) => l).length === 1
+      ? leftJoinTouch(
+          spine.find((j) => j.right === streamItems[leftAt])?.on,
+          streams.map((s, i) => ({
+            alias: aliases[i] as string,
+            columns: new Set(s.definition.columns.filter((c) => !c.alias).map((c) => c.name)),
+          })),
+          leftAt,
+          leftSides,
+        )
+      : undefined;
+  const touch = touched && {
+    ...touched,
+    side: (streams[touched.side] as (typeof streams)[number]).index,
+    by: (streams[touched.by] as (typeof streams)[number]).index,
+  };
   const signed = withDelta(
     select,
     aliases,
@@ -327,7 +347,11 @@ export function planChangelogInputs(
       ...(align ? { align } : {}),
       ...(leftJoin
         ? {
-            leftJoin: { left: leftSides, ...(signed.deltaColumn ? { deltaColumn: signed.deltaColumn } : {}) },
+            leftJoin: {
+              left: leftSides,
+              ...(signed.deltaColumn ? { deltaColumn: signed.deltaColumn } : {}),
+              ...(touch ? { touch } : {}),
+            },
           }
         : {}),
     },

@@ -1,3 +1,4 @@
+import type { LeftJoinTouch } from './join-left-touch.ts';
 import type { JoinSideKind } from './join-side-read.ts';
 import type { SqlTemplate } from './sql-template.ts';
 
@@ -39,6 +40,11 @@ export interface ChangelogJoin {
      * and join as in an INNER join (`a LEFT JOIN b LEFT JOIN c`, `a JOIN b LEFT JOIN c`).
      */
     readonly left: readonly boolean[];
+    /**
+     * One LEFT-attached side whose ON has equal keys with an earlier side: a change of it reads
+     * only that side's rows with the keys the change touches (join-left-touch.ts), source indexes.
+     */
+    readonly touch?: LeftJoinTouch;
   };
   /**
    * Join alignment of two sides (`lag_behind`, join-changelog-alignment.ts): per side, the SQL of

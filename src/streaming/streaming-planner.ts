@@ -43,6 +43,7 @@ import { inlineJoinCte } from './join-cte-inline.ts';
 import { joinDeltaOf, leftChangelogStream, qualifiedDelta } from './join-delta.ts';
 import type { TailVariant } from './join-inputs.ts';
 import { leftJoinTemplates } from './join-left-netting.ts';
+import { leftJoinRestriction } from './join-left-touch.ts';
 import { type JoinPlan, planJoins } from './join-planner.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT, type KeptSide } from './join-program.ts';
 import { type JoinSideKind, joinSideSql } from './join-side-read.ts';
@@ -572,6 +573,13 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
         columns.map((c) => c.name),
         join.sides.map((s) => s.index),
         join.leftJoin.deltaColumn,
+        leftJoinRestriction(join.leftJoin.touch, (i) => {
+          const source = sources[i];
+          const def = source ? definitionOf(source) : undefined;
+          const kind = sideReads.get(i);
+          const kept = keptSides.get(i);
+          return def && kind && kept ? { def, kind, kept: kept.table } : undefined;
+        }),
       );
       tail = netted.tail;
       variants.netted = netted.netted;
