@@ -11,7 +11,10 @@ import type { JoinExpr, SelectQuery } from '../../src/sql/ast/query.ts';
 import type { Statement } from '../../src/sql/ast/statement.ts';
 import { parseQuery } from '../../src/sql/parser/parse.ts';
 import { print } from '../../src/sql/printer/format.ts';
-import { leftJoinTouch } from '../../src/streaming/join-left-touch.ts';
+import type { StreamDefinition } from '../../src/stream/stream-definition.ts';
+import { leftJoinTemplates } from '../../src/streaming/join-left-netting.ts';
+import { leftJoinRestriction, leftJoinTouch } from '../../src/streaming/join-left-touch.ts';
+import { joinSideSql } from '../../src/streaming/join-side-read.ts';
 import { nestLeftChangelogJoin } from '../../src/streaming/left-changelog-join-nesting.ts';
 
 const kinds: Record<string, boolean> = { kva: true, kvb: true, kvc: true, app: false };
@@ -78,4 +81,41 @@ test("a right side's change reads the rows of the earlier side its ON's equal ke
   // No equality with a plain column of each side.
   assert.equal(leftJoinTouch(on('lower(a.k) = b.kk'), sides, 1, [false, true]), undefined);
   assert.equal(leftJoinTouch(on('a._tp_time = b._tp_time'), sides, 1, [false, true]), undefined);
+});
+
+test("the netted part of a right side's change reads the touched left keys, the same ones in both of its terms", () => {
+  const def = (name: string, columns: string[], key: string) =>
+    ({
+      db: 'default',
+      name,
+      mode: 'versioned_kv',
+      columns: [...columns, '_tp_time'].map((c) => ({ name: c, type: 'string' })),
+      keyColumns: [key],
+      versionColumn: '_tp_sn',
+      storageType: 'hybrid',
+    }) as unknown as StreamDefinition;
+  const sides = [
+    { def: def('a', ['i', 'k'], 'i'), kind: 'kv' as const, kept: 'st.ka' },
+    { def: def('b', ['j', 'kk'], 'j'), kind: 'kv' as const, kept: 'st.kb' },
+  ];
+  const restriction = leftJoinRestriction(
+    { side: 0, columns: ['k'], by: 1, byColumns: ['kk'] },
+    (i) => sides[i],
+  );
+  assert.ok(restriction);
+  const read = (i: number) => joinSideSql(sides[i]!.def, i, 'kv', sides[i]!.kept);
+  const t = `SELECT i, j, toInt8(a._tp_delta) AS __trb_sign FROM ${read(0)} AS a LEFT JOIN ${read(1)} AS b ON a.k = b.kk`;
+  const { netted, tail } = leftJoinTemplates(t, ['i', 'j', '__trb_sign'], [0, 1], undefined, restriction);
+  // The tail (a left side's change) reads the left side as it is.
+  assert.ok(tail.text.includes(restriction.from));
+  // Both terms read the restricted left side, as of the same point, through the same touched keys.
+  assert.ok(!netted.text.includes(restriction.from));
+  const terms = netted.text.split(restriction.to.replaceAll('__TRB_AT_0__', '__TRB_AT2_0__'));
+  assert.equal(terms.length, 2, 'the earlier term reads the restricted side as of __TRB_AT2_0__');
+  assert.equal(netted.text.split(restriction.to).length, 2, 'the later term reads it as of __TRB_AT_0__');
+  assert.match(
+    restriction.to,
+    /IN \(SELECT `?kk`? FROM .*__TRB_LO_1__.* UNION ALL SELECT `?kk`? FROM .*__TRB_HI_1__/s,
+  );
+  assert.ok(!/__TRB_AT2?_1__/.test(restriction.to.slice(restriction.to.indexOf(' IN (SELECT'))));
 });
