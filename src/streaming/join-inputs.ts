@@ -108,7 +108,7 @@ class ChangelogInputs implements StepInputs {
   async parts(ranges: Readonly<Record<string, number>>): Promise<StepPart[]> {
     if (this.join.align) return this.alignedParts(ranges, this.join.align);
     await this.kept.advance(ranges);
-    return changelogParts(this.join.sides, ranges, this.join.leftJoin !== undefined);
+    return changelogParts(this.join.sides, ranges, this.join.leftJoin?.left);
   }
 
   /**
@@ -156,7 +156,7 @@ class ChangelogInputs implements StepInputs {
         values[P.hi(i)] = k === change.side ? change.to : at[k];
       }
       at[change.side] = change.to;
-      parts.push(...changelogParts(this.join.sides, values, false));
+      parts.push(...changelogParts(this.join.sides, values, this.join.leftJoin?.left));
     }
     return parts;
   }
@@ -335,14 +335,14 @@ function stateOf(i: number, at: number): Record<string, number> {
 function changelogParts(
   sides: ChangelogJoin['sides'],
   ranges: Readonly<Record<string, number>>,
-  leftJoin: boolean,
+  left: readonly boolean[] | undefined,
 ): StepPart[] {
   const parts: StepPart[] = [];
-  // The sides in the order their changes apply: a LEFT JOIN's right side first, so that the left
-  // rows of a step (a query's first step: the sides' history) meet the right side as of the
+  // The sides in the order their changes apply: with LEFT JOINs the last side first, so that the
+  // left rows of a step (a query's first step: the sides' history) meet the right sides as of the
   // step's end and no defaults row is sent only to be retracted.
   const order = sides.map((s, k) => ({ i: s.index, k }));
-  if (leftJoin) order.reverse();
+  if (left) order.reverse();
   order.forEach(({ i, k }, p) => {
     const lo = ranges[P.lo(i)] ?? 0;
     const hi = ranges[P.hi(i)] ?? 0;
@@ -351,9 +351,12 @@ function changelogParts(
     order.forEach(({ i: j }, q) => {
       if (q !== p) Object.assign(others, stateOf(j, q < p ? (ranges[P.hi(j)] ?? 0) : (ranges[P.lo(j)] ?? 0)));
     });
-    if (leftJoin && k > 0) {
-      // The right side of a LEFT JOIN: its state as of hi less as of lo, netted.
-      parts.push({ values: { ...ranges, ...others, ...stateOf(i, hi), [at2(i)]: lo }, variant: 'netted' });
+    if (left?.[k]) {
+      // The right side of a LEFT JOIN: the join with its state as of hi less as of lo, netted;
+      // the other sides as of the same points in both.
+      const earlier: Record<string, number> = {};
+      for (const { i: j } of order) earlier[at2(j)] = j === i ? lo : (others[P.at(j)] ?? 0);
+      parts.push({ values: { ...ranges, ...others, ...stateOf(i, hi), ...earlier }, variant: 'netted' });
       return;
     }
     // A kv side: its keys' rows as of lo (-1), then as of hi (+1); a changelog side: its range's

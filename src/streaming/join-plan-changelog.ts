@@ -9,6 +9,7 @@ import { extractAlignment, hasAlignment } from './join-alignment.ts';
 import { aliasOf, chainOf, ctesOf, joinName, notImplemented, sourcesIn } from './join-ast.ts';
 import { changelogAlignment } from './join-changelog-alignment-plan.ts';
 import { LEFT_JOIN_SIGN } from './join-left-netting.ts';
+import { leftJoinTouch } from './join-left-touch.ts';
 import { aligned, rightJoinKeys } from './join-plan-keyed.ts';
 import type { JoinPlan, JoinPlanContext } from './join-planner.ts';
 import type { ChangelogJoin } from './join-program.ts';
@@ -25,12 +26,13 @@ function withDelta(
   select: SelectQuery,
   aliases: readonly string[],
   every: readonly string[],
-  leftJoin = false,
+  leftSides: readonly boolean[] = [],
 ): { select: SelectQuery; deltaColumn?: string } {
+  const leftJoin = leftSides.some((l) => l);
   // LEFT JOIN: a left row no right row matches comes with the right side's defaults, its
   // `_tp_delta` 0 there: the row's sign is then the left side's.
   const signOf = (a: string, i: number): Expr =>
-    leftJoin && i > 0
+    leftSides[i]
       ? call(
           'if',
           { kind: 'Binary', op: '=', left: ident(a, '_tp_delta'), right: num(0), span: NO_SPAN },
@@ -211,19 +213,19 @@ export function planChangelogInputs(
       program: { kind: 'enrich', left: leftSource.index, right: rightSide.index },
     };
   }
-  // Alignment: of a join of two changelog inputs (below), or of the shapes above (each handles
+  // Alignment: of an INNER or LEFT join of two changelog inputs (below), or of the shapes above (each handles
   // its own lag_behind, or refuses it).
   const alignedJoin = streamJoins.find((j) => hasAlignment(j.on));
   const twoChangelogs =
     onlyJoin !== undefined &&
     items.length === 2 &&
-    onlyJoin.joinKind === 'INNER' &&
+    (onlyJoin.joinKind === 'INNER' || onlyJoin.joinKind === 'LEFT') &&
     (!onlyJoin.strictness || onlyJoin.strictness === 'ALL') &&
     sides.every((s) => s !== undefined && s.definition.mode !== 'append') &&
     sides.length === sources.length;
   if (alignedJoin && (alignedJoin !== onlyJoin || !twoChangelogs))
     throw notImplemented(
-      `Join alignment (lag_behind) in ${joinName(alignedJoin)} with changelog inputs (versioned_kv, changelog_kv, changelog streams, changelog()) is supported for an append stream ASOF JOIN a versioned_kv stream, and for an INNER JOIN of two changelog inputs`,
+      `Join alignment (lag_behind) in ${joinName(alignedJoin)} with changelog inputs (versioned_kv, changelog_kv, changelog streams, changelog()) is supported for an append stream ASOF JOIN a versioned_kv stream, and for an INNER or LEFT JOIN of two changelog inputs`,
     );
   let align: ChangelogJoin['align'];
   if (alignedJoin && onlyJoin) {
@@ -285,32 +287,55 @@ export function planChangelogInputs(
     throw notImplemented(
       `An append stream (${append.definition.name}) joins changelog inputs only as the first (left-most) side of the join, as a dynamic enrichment`,
     );
-  // Two changelog inputs LEFT JOINed (Proton: versioned_kv LEFT JOIN versioned_kv since 1.5.7):
-  // a left row no right row matches is there with the right side's defaults until one does.
-  const leftJoin =
-    spine.length === 1 && items.length === 2 && spine[0]?.joinKind === 'LEFT' && !bounded(spine[0].right);
+  // Changelog inputs LEFT JOINed (Proton: versioned_kv LEFT JOIN versioned_kv since 1.5.7), also in
+  // chains mixing LEFT and INNER: a left row no right row matches is there with the right side's
+  // defaults until one does. Per side, whether a LEFT JOIN attaches it.
+  const leftSides = streamItems.map(
+    (item, k) => k > 0 && spine.find((j) => j.right === item)?.joinKind === 'LEFT',
+  );
+  const leftJoin = leftSides.some((l) => l);
   for (const j of spine) {
     // A bounded right side (table(dim)) joins each change on its own: INNER or LEFT.
-    const kinds = bounded(j.right) || leftJoin ? ['INNER', 'LEFT'] : ['INNER'];
-    if (!kinds.includes(j.joinKind) || (j.strictness && j.strictness !== 'ALL'))
+    if (!['INNER', 'LEFT'].includes(j.joinKind) || (j.strictness && j.strictness !== 'ALL'))
       throw notImplemented(
-        `${joinName(j)} of versioned_kv, changelog_kv or changelog streams is not supported yet; INNER JOIN ... ON <keys> is (any number of sides), and LEFT JOIN of two of them`,
+        `${joinName(j)} of versioned_kv, changelog_kv or changelog streams is not supported yet; INNER JOIN and LEFT JOIN ... ON <keys> are (any number of sides)`,
       );
   }
   if (shape === 'session')
     throw notImplemented(
       'Window aggregations over a join of versioned_kv, changelog_kv or changelog streams are not supported yet; aggregate globally',
     );
+  // An aggregation over a LEFT JOIN reads it as a subquery (left-changelog-join-nesting.ts); one
+  // that reaches here is of another shape.
   if (leftJoin && shape !== 'tail')
     throw notImplemented(
-      'Aggregations over a LEFT JOIN of versioned_kv, changelog_kv or changelog streams are supported through a subquery: SELECT ... FROM (SELECT ... FROM a LEFT JOIN b ON ...) GROUP BY ...',
+      'Aggregations over a LEFT JOIN of versioned_kv, changelog_kv or changelog streams are supported as GROUP BY or tumble / hop windows over the join (SELECT ... FROM a LEFT JOIN b ON ... GROUP BY ...)',
     );
   const aliases = streamItems.map((item) => aliasOf(item) as string);
+  // One LEFT-attached side: its changes read only the left rows its ON's keys touch.
+  const leftAt = leftSides.indexOf(true);
+  const touched =
+    leftSides.filter((l) => l).length === 1
+      ? leftJoinTouch(
+          spine.find((j) => j.right === streamItems[leftAt])?.on,
+          streams.map((s, i) => ({
+            alias: aliases[i] as string,
+            columns: new Set(s.definition.columns.filter((c) => !c.alias).map((c) => c.name)),
+          })),
+          leftAt,
+          leftSides,
+        )
+      : undefined;
+  const touch = touched && {
+    ...touched,
+    side: (streams[touched.side] as (typeof streams)[number]).index,
+    by: (streams[touched.by] as (typeof streams)[number]).index,
+  };
   const signed = withDelta(
     select,
     aliases,
     items.map((item) => aliasOf(item) as string),
-    leftJoin,
+    leftSides,
   );
   return {
     select: signed.select,
@@ -320,7 +345,15 @@ export function planChangelogInputs(
       kind: 'changelog',
       sides: streams.map((s, i) => ({ index: s.index, kind: kinds[i] as JoinSideKind })),
       ...(align ? { align } : {}),
-      ...(leftJoin ? { leftJoin: signed.deltaColumn ? { deltaColumn: signed.deltaColumn } : {} } : {}),
+      ...(leftJoin
+        ? {
+            leftJoin: {
+              left: leftSides,
+              ...(signed.deltaColumn ? { deltaColumn: signed.deltaColumn } : {}),
+              ...(touch ? { touch } : {}),
+            },
+          }
+        : {}),
     },
     ...(shape !== 'tail' ? { deltaOf: aliases } : {}),
   };

@@ -1,3 +1,4 @@
+import type { LeftJoinTouch } from './join-left-touch.ts';
 import type { JoinSideKind } from './join-side-read.ts';
 import type { SqlTemplate } from './sql-template.ts';
 
@@ -24,14 +25,27 @@ export interface ChangelogJoin {
   /** Each side's state, kept in an engine table that each step's new rows update. */
   readonly kept?: readonly KeptSide[];
   /**
-   * Two sides LEFT JOINed: a left side's change joins the right side as of the step's start (its
+   * Sides LEFT JOINed (two, or a chain mixing LEFT and INNER): a left side's change joins the right side as of the step's start (its
    * unmatched rows with the right side's defaults); a right side's change is the LEFT JOIN of the
    * left side's state with the right side as of the step's end less the same as of its start,
    * identical rows netted (join-left-netting.ts), so a left row's defaults row is retracted when a
    * right row comes to match it, and sent again when the last one goes. `deltaColumn`: the
    * query's `_tp_delta` column, if it selects one.
    */
-  readonly leftJoin?: { readonly deltaColumn?: string };
+  readonly leftJoin?: {
+    readonly deltaColumn?: string;
+    /**
+     * Per side (join order), whether a LEFT JOIN attaches it: its changes are parts of the netted
+     * difference above; the other sides' changes (the first side, INNER-joined sides) are linear
+     * and join as in an INNER join (`a LEFT JOIN b LEFT JOIN c`, `a JOIN b LEFT JOIN c`).
+     */
+    readonly left: readonly boolean[];
+    /**
+     * One LEFT-attached side whose ON has equal keys with an earlier side: a change of it reads
+     * only that side's rows with the keys the change touches (join-left-touch.ts), source indexes.
+     */
+    readonly touch?: LeftJoinTouch;
+  };
   /**
    * Join alignment of two sides (`lag_behind`, join-changelog-alignment.ts): per side, the SQL of
    * its rows' `_tp_sn` and time (ns, as a string) in `(__TRB_LO_i__, __TRB_HI_i__]`, in sequence

@@ -23,7 +23,13 @@ export type JoinSideKind = 'kv' | 'rows';
  * The state is read from the side's kept table (join-side-state.ts), brought up to the step's end
  * before the step runs: its rows with `_tp_sn <= __TRB_AT_i__`.
  */
-export function joinSideSql(def: StreamDefinition, index: number, kind: JoinSideKind, kept: string): string {
+export function joinSideSql(
+  def: StreamDefinition,
+  index: number,
+  kind: JoinSideKind,
+  kept: string,
+  restrict?: string,
+): string {
   const all = P.all(index);
   const lo = P.lo(index);
   const hi = P.hi(index);
@@ -31,7 +37,8 @@ export function joinSideSql(def: StreamDefinition, index: number, kind: JoinSide
   const delta = quoteIdent('_tp_delta');
   if (kind === 'rows') {
     const changed = `SELECT *, _tp_sn FROM ${rangeSource(def)} WHERE ${all} = 0 AND _tp_sn > ${lo} AND _tp_sn <= ${hi}`;
-    const state = `SELECT * FROM ${netRowsUpTo(def, at, `(SELECT * FROM ${kept} WHERE ${all} = 1)`)}`;
+    const only = restrict ? ` AND (${restrict})` : '';
+    const state = `SELECT * FROM ${netRowsUpTo(def, at, `(SELECT * FROM ${kept} WHERE ${all} = 1${only})`)}`;
     return `(SELECT * FROM (${changed} UNION ALL ${state}) ORDER BY _tp_sn)`;
   }
   const keys = def.keyColumns.join(', ');
@@ -45,7 +52,28 @@ export function joinSideSql(def: StreamDefinition, index: number, kind: JoinSide
     ...(stored.includes('_tp_delta') ? [] : [sign]),
     '_tp_sn',
   ];
-  // Only the keys the part needs, filtered before the latest row per key is taken.
-  const rows = `(SELECT * FROM ${kept} WHERE _tp_sn <= ${at} AND (${all} = 1 OR (${keys}) IN (${changedKeys})))`;
+  // Only the keys the part needs, filtered before the latest row per key is taken (with
+  // `restrict`, the keys any of whose rows it holds for).
+  const only = restrict ? ` AND (${keys}) IN (SELECT ${keys} FROM ${kept} WHERE ${restrict})` : '';
+  const rows = `(SELECT * FROM ${kept} WHERE _tp_sn <= ${at} AND (${all} = 1 OR (${keys}) IN (${changedKeys}))${only})`;
   return `(SELECT ${columns.join(', ')} FROM ${latestRowsIn(def, rows)})`;
+}
+
+/**
+ * The values of `columns` among what changed on side `index` in `(__TRB_LO_i__, __TRB_HI_i__]`
+ * (joinSideSql with `__TRB_ALL_i__` = 0): a kv side's changed keys as of lo and as of hi, a
+ * changelog side's rows of the range. A LEFT JOIN's right-side change can only alter the joined
+ * rows of left rows whose join key is one of these (join-left-netting.ts).
+ */
+export function touchedValuesSql(
+  def: StreamDefinition,
+  index: number,
+  kind: JoinSideKind,
+  kept: string,
+  columns: readonly string[],
+): string {
+  const changed = joinSideSql(def, index, kind, kept).replaceAll(P.all(index), '0');
+  const list = columns.map(quoteIdent).join(', ');
+  const at = (sn: string) => `SELECT ${list} FROM ${changed.replaceAll(P.at(index), sn)}`;
+  return kind === 'rows' ? at(P.hi(index)) : `${at(P.lo(index))} UNION ALL ${at(P.hi(index))}`;
 }

@@ -44,12 +44,14 @@ import { inlineJoinCte } from './join-cte-inline.ts';
 import { joinDeltaOf, leftChangelogStream, qualifiedDelta } from './join-delta.ts';
 import type { TailVariant } from './join-inputs.ts';
 import { leftJoinTemplates } from './join-left-netting.ts';
+import { leftJoinRestriction } from './join-left-touch.ts';
 import { type JoinPlan, planJoins } from './join-planner.ts';
 import { JOIN_MIN_LEFT, JOIN_MIN_RIGHT, type KeptSide } from './join-program.ts';
 import { type JoinSideKind, joinSideSql } from './join-side-read.ts';
 import { planKeptSide } from './join-side-state.ts';
 import { withJoinSnOnRightSide } from './join-sn-right-side.ts';
 import { carryLiteral, carryMarker, rewriteLags } from './lag-rewrite.ts';
+import { nestLeftChangelogJoin } from './left-changelog-join-nesting.ts';
 import { nestRangeJoinChain } from './range-join-chain.ts';
 import {
   carryDelta,
@@ -286,11 +288,20 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     return def ? visibleColumns(def) : undefined;
   };
   // SELECT DISTINCT: each distinct row once across steps, as a dedup() (distinct-rewrite.ts).
+  // An aggregation over a LEFT JOIN of changelog inputs: over it as a subquery (left-changelog-join-nesting.ts).
+  const isChangelogInput = (db: string | undefined, name: string) => {
+    const r = ctx.resolver.resolve(db, name);
+    const def = r && !r.bounded && r.kind === 'stream' ? ctx.streamDefinition(r, db, name) : undefined;
+    return def ? def.mode !== 'append' : undefined;
+  };
   const bound = binder.select(
     nestRangeJoinChain(
-      withJoinSnOnRightSide(
-        withTableNameQualifiers(pushChangelogCtesIntoJoin(inlineChangelogCtes(distinctAsDedup(query)))),
-      ) as SelectQuery,
+      nestLeftChangelogJoin(
+        withJoinSnOnRightSide(
+          withTableNameQualifiers(pushChangelogCtesIntoJoin(inlineChangelogCtes(distinctAsDedup(query)))),
+        ) as SelectQuery,
+        isChangelogInput,
+      ),
       streamColumns,
     ),
   );
@@ -590,12 +601,18 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
         ctx.engine,
         tail.fill({ ...EMPTY_RANGES(sources), [P.emitVersion]: 0, [P.emitted]: 0 }),
       );
-      const right = join.sides[1]?.index as number;
       const netted = leftJoinTemplates(
         tail.text,
         columns.map((c) => c.name),
-        right,
+        join.sides.map((s) => s.index),
         join.leftJoin.deltaColumn,
+        leftJoinRestriction(join.leftJoin.touch, (i) => {
+          const source = sources[i];
+          const def = source ? definitionOf(source) : undefined;
+          const kind = sideReads.get(i);
+          const kept = keptSides.get(i);
+          return def && kind && kept ? { def, kind, kept: kept.table } : undefined;
+        }),
       );
       tail = netted.tail;
       variants.netted = netted.netted;

@@ -8,13 +8,13 @@
  * - `changelog(r1, id) JOIN changelog(r2, id)` of such CTEs: a join of changelogs whose sides are
  *   those queries' rows (changelog-derived-side.ts), also in a subquery an aggregation reads, the
  *   outer query's CTEs moving into it (changelog-cte-push.ts);
- * - `lag_behind` in such a join of two changelogs (join-changelog-alignment.ts), with RECOVER;
- *   other joins of changelogs with `lag_behind` are refused with 48.
+ * - `lag_behind` in such a join of two changelogs, INNER or LEFT (join-changelog-alignment.ts),
+ *   with RECOVER; other joins of changelogs with `lag_behind` are refused with 48.
  * Expected rows are computed by hand from those rules.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { StreamingApi } from '../helpers/streaming-client.ts';
+import { assertSameRows, StreamingApi } from '../helpers/streaming-client.ts';
 
 let api: StreamingApi;
 before(async () => {
@@ -175,6 +175,67 @@ test('a subscribed aggregation over an aligned join of changelogs: RECOVER takes
   await api.exec(`UNSUBSCRIBE TO '${q.id}'`);
 });
 
+const alignedLeft = `FROM changelog(r1, id) AS r1 LEFT JOIN changelog(r2, id) AS r2 ON r1.id = r2.id AND lag_behind(1ms, r2.time, r1.time)`;
+
+test('lag_behind in a LEFT JOIN of changelogs: a left row applied before any right row has defaults, retracted when one applies', async () => {
+  const s = await api.createStream('cl', '(i int, v string)');
+  const q = await api.start(`${splitCtes(s)}SELECT r1.v, r2.v, _tp_delta ${alignedLeft}`);
+  // Left t1@4: the right side has no time yet, it waits.
+  await api.execAndWait(q, at(s, 1, 't1', '4'), 0);
+  // Right t2@6: t1 applies (4 - 1ms < 6) and meets no right row (t2 waits: 6 > 4 - 1ms).
+  await api.execAndWait(q, at(s, 51, 't2', '6'), 1);
+  // Left tt1@6 applies (6 - 1ms < 6): t1's defaults row retracted, tt1's added.
+  await api.execAndWait(q, at(s, 1, 'tt1', '6'), 3);
+  // Left ttt1@7: t2 applies (6 <= 7 - 1ms) and matches tt1, whose defaults row goes; ttt1 waits.
+  await api.execAndWait(q, at(s, 1, 'ttt1', '7'), 5);
+  // Right tt2@7: ttt1 applies (7 - 1ms < 7): (tt1, t2) retracted, (ttt1, t2) added; tt2 waits.
+  await api.execAndWait(q, at(s, 51, 'tt2', '7'), 7);
+  assert.deepEqual(await q.waitForQuiet(300), [
+    ['t1', '', 1],
+    ['t1', '', -1],
+    ['tt1', '', 1],
+    ['tt1', '', -1],
+    ['tt1', 't2', 1],
+    ['tt1', 't2', -1],
+    ['ttt1', 't2', 1],
+  ]);
+  await q.cancel();
+});
+
+test('a subscribed aggregation written over an aligned LEFT JOIN of changelogs: RECOVER takes back the waiting rows', async () => {
+  const s = await api.createStream('cq', '(i int, v string)');
+  const q = await api.start(
+    `SUBSCRIBE TO ${splitCtes(s)}SELECT r2.v, count() ${alignedLeft} GROUP BY r2.v EMIT ON UPDATE SETTINGS checkpoint_interval=1`,
+  );
+  await q.waitForScanned(0);
+  await api.execAndWait(q, at(s, 1, 't1', '4'), 0);
+  // t1 applies with defaults: the '' group counts 1.
+  await api.execAndWait(q, at(s, 51, 't2', '6'), 1);
+  // Left ttt1@7: t2 applies and matches t1: '' counts 0, t2 counts 1; ttt1 waits.
+  await api.execAndWait(q, at(s, 1, 'ttt1', '7'), 3);
+  assert.deepEqual((await q.waitForQuiet(300)).slice(0, 1), [['', 1]]);
+  assertSameRows(q.rows.slice(1), [
+    ['', 0],
+    ['t2', 1],
+  ]);
+  await q.cancel();
+  const rec = await api.start(`RECOVER FROM '${q.id}'`);
+  await rec.waitForQuiet(300);
+  // Right tt2@7: ttt1 (waiting at the checkpoint) applies, replacing t1: t2 still counts 1.
+  await api.execAndWait(rec, at(s, 51, 'tt2', '7'), 1);
+  // Left t4@9 (key 1): tt2 (waiting) applies (7 <= 9 - 1ms) and replaces t2: t2 counts 0, tt2 1;
+  // t4 waits (9 - 1ms >= 7).
+  await api.execAndWait(rec, at(s, 1, 't4', '9'), 3);
+  const rows = await rec.waitForQuiet(300);
+  assert.deepEqual(rows.slice(0, 1), [['t2', 1]]);
+  assertSameRows(rows.slice(1), [
+    ['t2', 0],
+    ['tt2', 1],
+  ]);
+  await rec.cancel();
+  await api.exec(`UNSUBSCRIBE TO '${q.id}'`);
+});
+
 test('lag_behind in other joins of changelogs answers 48 saying what runs', async () => {
   const s = await api.createStream('cr', '(i int, v string)');
   const t = await api.createStream('ct', '(i int, v string)');
@@ -182,8 +243,8 @@ test('lag_behind in other joins of changelogs answers 48 saying what runs', asyn
   for (const sql of [
     // Three sides.
     `SELECT a.v FROM changelog(${s}, i) AS a JOIN changelog(${t}, i) AS b ON a.i = b.i AND lag_behind(1ms, a._tp_time, b._tp_time) JOIN changelog(${u}, i) AS c ON a.i = c.i`,
-    // LEFT JOIN.
-    `SELECT a.v, b.v FROM changelog(${s}, i) AS a LEFT JOIN changelog(${t}, i) AS b ON a.i = b.i AND lag_behind(1ms, a._tp_time, b._tp_time)`,
+    // Three sides LEFT JOINed.
+    `SELECT a.v FROM changelog(${s}, i) AS a LEFT JOIN changelog(${t}, i) AS b ON a.i = b.i AND lag_behind(1ms, a._tp_time, b._tp_time) LEFT JOIN changelog(${u}, i) AS c ON a.i = c.i`,
   ]) {
     const e = await api.startError(sql);
     assert.equal(e.code, 48, `${sql}: ${e.message}`);
