@@ -17,6 +17,7 @@ import { carryLiteral, carryMarker, keyedCarryLiteral } from './lag-rewrite.ts';
 import type { ExecutionProgress, PipelineStep, ResultSink, SourceLag } from './result-sink.ts';
 import { SESSION_ROWS, sessionRowsSql } from './session-planner.ts';
 import { type SavedSessions, type Session, type SessionRow, SessionTracker } from './session-tracker.ts';
+import { ShardWatermarks } from './shard-watermarks.ts';
 import { identicalRunKey } from './shared-runs.ts';
 import { sharedGroupKey } from './shared-step-reads.ts';
 import { type CommittedRanges, SourceCursor } from './source-cursor.ts';
@@ -104,7 +105,7 @@ export class StreamingExecution implements RowsPlan {
   private batch = 0;
   private wake: (() => void) | undefined;
   private status = 'pending';
-  private readonly watermark: SubstreamWatermarks | undefined;
+  private readonly watermark: SubstreamWatermarks | ShardWatermarks | undefined;
   private readonly sessions: SessionTracker | undefined;
   /** Emits per substream so far (emit_version() of session windows). */
   private readonly substreamVersions = new Map<string, number>();
@@ -158,7 +159,11 @@ export class StreamingExecution implements RowsPlan {
     this.wide = wideIntegerColumns(program.header);
     this.floats = floatColumns(program.header);
     const w = program.aggregation?.window;
-    this.watermark = w ? new SubstreamWatermarks(w.shape, w.delay) : undefined;
+    this.watermark = !w
+      ? undefined
+      : w.shards !== undefined
+        ? new ShardWatermarks(w.shape, w.delay, w.shards.count)
+        : new SubstreamWatermarks(w.shape, w.delay);
     const policy = program.policy;
     this.sessions = program.session
       ? new SessionTracker({
@@ -1029,10 +1034,14 @@ export class StreamingExecution implements RowsPlan {
       // engine call folds the batch and reads its largest event time per substream.
       const noFilter = `toInt64(${-(2n ** 63n) + 1n})`;
       const byInsert = !backfill && cuts.length > 0 ? window.insertLate : undefined;
-      const wm = backfill || byInsert ? noFilter : this.watermark.lookupSql(window.sourceKeySql);
+      // Several shards: each row against its own shard's watermark, in the range read.
+      const byShard = !backfill && !byInsert ? window.shards : undefined;
+      const wm = backfill || byInsert || byShard ? noFilter : this.watermark.lookupSql(window.sourceKeySql);
       const late = byInsert
         ? `${byInsert.timeNsSql} >= ${await this.insertWatermarksSql(byInsert.maxTime, window.sourceKeySql, values, cuts)}`
-        : 1;
+        : byShard
+          ? `${byShard.timeNsSql} >= ${this.watermark.lookupSql(window.sourceKeySql)}`
+          : 1;
       const fold = foldSql({ [P.watermark]: wm, [P.late]: late, [P.batch]: batch });
       const maxText = await this.timed('Aggregate', () => state.append(fold, window.maxTime.fill(values)));
       const maxima = new Map<string, bigint>();
@@ -1150,7 +1159,7 @@ export class StreamingExecution implements RowsPlan {
   private closedWindows(): string {
     const window = this.program.aggregation!.window!;
     const end = this.program.aggregation!.split.windowEnd;
-    return `${end} <= fromUnixTimestamp64Nano(${this.watermark!.lookupSql(window.stateKeySql)})`;
+    return `${end} <= fromUnixTimestamp64Nano(${this.watermark!.closingSql(window.stateKeySql)})`;
   }
 
   /** Groups with rows folded in batch `batch` (or since the last emit). */
