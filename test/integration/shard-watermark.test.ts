@@ -30,8 +30,12 @@ async function sharded(prefix: string, shards: number): Promise<string> {
   return name;
 }
 
-test('inserts go to the shards in turn; _tp_shard reads them back; single-shard streams have no shard column', async () => {
+test('inserts go to the shards in turn; _tp_shard reads them back, * does not show it; the node counts the shards', async () => {
+  const totalShards = async () =>
+    ((await (await api.get('/v1beta2/cluster')).json()) as Array<{ total_shards: number }>)[0]?.total_shards;
+  const before = await totalShards();
   const st = await sharded('sh_rr', 3);
+  assert.equal(await totalShards(), (before ?? 0) + 3, "the node hosts the new stream's 3 shards");
   for (let k = 0; k < 5; k++) await insert(st, [[k, k]]);
   const { rows } = await api.historical(`select i, _tp_shard from table(${st}) order by i`);
   assert.deepEqual(
