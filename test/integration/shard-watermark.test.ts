@@ -50,6 +50,19 @@ test('inserts go to the shards in turn; _tp_shard reads them back, * does not sh
   );
   const star = await api.historical(`select * from table(${st}) order by i limit 1`);
   assert.ok(!star.header.some((h) => h.name === '_tp_shard'), 'SELECT * does not show _tp_shard');
+  // ALTER STREAM keeps the shards of the rows so far; the turn goes on.
+  await api.exec(`alter stream ${st} add column note string`);
+  await insert(st, [[5, 5]]);
+  await api.exec(`alter stream ${st} drop column note`);
+  const after = await api.historical(`select i, _tp_shard from table(${st}) where i >= 3 order by i`);
+  assert.deepEqual(
+    after.rows.map((r) => [Number(r[0]), Number(r[1])]),
+    [
+      [3, 0],
+      [4, 1],
+      [5, 2],
+    ],
+  );
 });
 
 test('a tumble window stays open until every shard has passed its end', async () => {
