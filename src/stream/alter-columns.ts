@@ -16,6 +16,7 @@ import {
   type StreamColumn,
   type StreamDefinition,
   TP_DELTA,
+  TP_SHARD,
   TP_SN,
   TP_TIME,
 } from './stream-definition.ts';
@@ -327,6 +328,10 @@ export function columnMapping(
   }
   names.push(quoteIdent(TP_SN));
   exprs.push(quoteIdent(TP_SN));
+  if (def.shardedStorage) {
+    names.push(quoteIdent(TP_SHARD));
+    exprs.push(quoteIdent(TP_SHARD));
+  }
   return { names, exprs };
 }
 

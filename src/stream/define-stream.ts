@@ -406,6 +406,7 @@ export function defineStream(spec: StreamSpec, options: DefineOptions = {}): Str
     logstoreRetentionBytes: retentionBytes,
     logstoreRetentionMs: retentionMs,
     shards,
+    ...(shards > 1 ? { shardedStorage: true } : {}),
     replicationFactor,
     description: spec.description ?? '',
     settings: passive,

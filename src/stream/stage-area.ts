@@ -191,6 +191,7 @@ export class StageArea {
     first: number,
     time: number,
     count: number,
+    shard?: number,
   ): Promise<boolean> {
     if (!(rows instanceof Staging)) return false;
     const slot = await rows.slot;
@@ -201,7 +202,7 @@ export class StageArea {
       `INSERT INTO ${frontTable(def)} (${cols}) SELECT ${cols} FROM ${quoteIdent(STAGE_DB)}.${quoteIdent(slot.table)}` +
         // One reading thread: the Memory table's blocks come out in the order they were staged,
         // so `_tp_sn` (first + the row's position in the insert) numbers them as a replay would.
-        ` SETTINGS log_comment = ${quoteString(ingestComment(first, time))}, max_threads = 1`,
+        ` SETTINGS log_comment = ${quoteString(ingestComment(first, time, shard))}, max_threads = 1`,
     );
     rows.moved = true;
     this.stats.moved++;

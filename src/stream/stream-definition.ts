@@ -69,6 +69,12 @@ export interface StreamDefinition {
   readonly logstoreRetentionBytes: number;
   readonly logstoreRetentionMs: number;
   readonly shards: number;
+  /**
+   * The tables carry `_tp_shard` (stream-tables.ts): set for streams created with `shards` > 1.
+   * Streams created with several shards before Tributary stored shards lack it: their rows are all
+   * read as shard 0.
+   */
+  readonly shardedStorage?: boolean;
   readonly replicationFactor: number;
   readonly description: string;
   /** The `_tp_sn` of the first row of a `memory` stream (default 0; random streams number from 1). */
@@ -101,6 +107,7 @@ export const DEFAULT_RETENTION_MS = 86_400_000;
 
 export const TP_TIME = '_tp_time';
 export const TP_SN = '_tp_sn';
+export const TP_SHARD = '_tp_shard';
 export const TP_DELTA = '_tp_delta';
 
 export function isChangelogMode(mode: StreamMode): boolean {

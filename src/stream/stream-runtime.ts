@@ -126,6 +126,7 @@ export class StreamRuntime {
       key,
       wal,
       nextSn,
+      ...(def.shardedStorage ? { shards: def.shards } : {}),
       idempotency,
       marks,
       insert: (unit) => (holder.rt as StreamRuntime).insert(unit),
@@ -235,12 +236,12 @@ export class StreamRuntime {
     if (this.o.hooks().skipEngineInsert?.(def.db, def.name)) return;
     const staged = unit.staged;
     if (staged && this.o.stage && staged.take()) {
-      if (await this.o.stage.move(staged, def, unit.first, unit.time, unit.count)) {
+      if (await this.o.stage.move(staged, def, unit.first, unit.time, unit.count, unit.shard)) {
         this.flusher?.inserted(unit.count, unit.payload.length);
         return;
       }
     }
-    const comment = ingestComment(unit.first, unit.time);
+    const comment = ingestComment(unit.first, unit.time, unit.shard);
     const simple =
       INSERTABLE.test(def.db) &&
       INSERTABLE.test(def.name) &&
@@ -259,6 +260,7 @@ export class StreamRuntime {
         count: unit.count,
         time: unit.time,
         format: unit.format,
+        ...(unit.shard !== undefined ? { shard: unit.shard } : {}),
         ...(unit.columns ? { columns: unit.columns } : {}),
       };
       await this.o.engine.query(inlineInsertSql(frontTable(def), header, unit.payload), {

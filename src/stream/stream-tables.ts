@@ -1,5 +1,5 @@
 import { quoteIdent, quoteString } from '../engine/settings-clause.ts';
-import { type StreamColumn, type StreamDefinition, TP_SN, TP_TIME } from './stream-definition.ts';
+import { type StreamColumn, type StreamDefinition, TP_SHARD, TP_SN, TP_TIME } from './stream-definition.ts';
 
 /**
  * The engine tables of a stream and their DDL (README.md, "Tables").
@@ -12,7 +12,9 @@ import { type StreamColumn, type StreamDefinition, TP_SN, TP_TIME } from './stre
  * Sequence numbers and the commit time reach the engine through the insert's `log_comment`
  * setting (`tp:<first sn>:<commit time ms>`): `_tp_sn` is computed as first sn + the row's position
  * in the insert, and an implicit `_tp_time` (DEFAULT now64) takes the commit time. Replaying a WAL
- * record with the same comment therefore reproduces the same rows exactly.
+ * record with the same comment therefore reproduces the same rows exactly. A stream with several
+ * shards (`shardedStorage`) adds the insert's shard as a fourth field (`tp:<sn>:<ms>:<shard>`),
+ * which its `_tp_shard` column takes.
  */
 
 export const HISTORY_PREFIX = '.tp_history.';
@@ -45,6 +47,8 @@ const COMMENT = "getSettingOrDefault('log_comment', '')";
 const FROM_TRIBUTARY = `startsWith(${COMMENT}, 'tp:')`;
 /** `_tp_sn` of a row: the insert's first sequence number plus the row's position; -1 for foreign writes. */
 export const SN_EXPR = `if(${FROM_TRIBUTARY}, toInt64(splitByChar(':', ${COMMENT})[2]) + rowNumberInAllBlocks(), -1)`;
+/** `_tp_shard` of a row of a sharded stream: the insert's shard (0 when the comment has none). */
+export const SHARD_EXPR = `toInt32OrZero(arrayElement(splitByChar(':', ${COMMENT}), 4))`;
 const COMMIT_TIME_EXPR = `fromUnixTimestamp64Milli(toInt64(splitByChar(':', ${COMMENT})[3]), 'UTC')`;
 
 /**
@@ -68,9 +72,12 @@ export function insertSettings(bytes: number): Record<string, string | number> {
     : { ...INSERT_SETTINGS };
 }
 
-/** The `log_comment` of an insert whose rows start at `firstSn`, committed at `timeMs`. */
-export function ingestComment(firstSn: number, timeMs: number): string {
-  return `tp:${firstSn}:${timeMs}`;
+/**
+ * The `log_comment` of an insert whose rows start at `firstSn`, committed at `timeMs` (into
+ * `shard`, for a stream with several shards).
+ */
+export function ingestComment(firstSn: number, timeMs: number, shard?: number): string {
+  return shard === undefined ? `tp:${firstSn}:${timeMs}` : `tp:${firstSn}:${timeMs}:${shard}`;
 }
 
 export function qualify(db: string, table: string): string {
@@ -116,6 +123,14 @@ function memoryCap(def: StreamDefinition): number {
   return def.logstoreRetentionBytes > 0 ? def.logstoreRetentionBytes : DEFAULT_MEMORY_CAP_BYTES;
 }
 
+/**
+ * `_tp_shard` of a sharded stream's tables, like `_tp_sn`: MATERIALIZED in the front table (so
+ * `SELECT *` hides it), an ordinary column in the MergeTree (a Buffer flush carries it over).
+ */
+function shardColumn(def: StreamDefinition, kind: 'DEFAULT' | 'MATERIALIZED'): string[] {
+  return def.shardedStorage ? [`${quoteIdent(TP_SHARD)} Int32 ${kind} ${SHARD_EXPR}`] : [];
+}
+
 /** CREATE TABLE statements of a stream, in the order they must run. */
 export function createStatements(def: StreamDefinition): string[] {
   const front = frontTable(def);
@@ -123,6 +138,7 @@ export function createStatements(def: StreamDefinition): string[] {
     const cols = [
       ...def.columns.map((c) => columnDdl(c, false)),
       `${quoteIdent(TP_SN)} Int64 MATERIALIZED ${SN_EXPR}`,
+      ...shardColumn(def, 'MATERIALIZED'),
     ];
     return [
       `CREATE TABLE ${front} (\n  ${cols.join(',\n  ')}\n) ENGINE = Memory SETTINGS max_bytes_to_keep = ${memoryCap(def)}`,
@@ -132,6 +148,7 @@ export function createStatements(def: StreamDefinition): string[] {
   const histCols = [
     ...def.columns.map((c) => columnDdl(c, true)),
     `${quoteIdent(TP_SN)} Int64 DEFAULT ${SN_EXPR}`,
+    ...shardColumn(def, 'DEFAULT'),
     ...def.indexes.map(
       (ix) => `INDEX ${quoteIdent(ix.name)} ${ix.expr.engine} TYPE ${ix.type} GRANULARITY ${ix.granularity}`,
     ),
@@ -160,6 +177,7 @@ export function bufferStatement(def: StreamDefinition): string {
   const bufferCols = [
     ...def.columns.map((c) => columnDdl(c, false)),
     `${quoteIdent(TP_SN)} Int64 MATERIALIZED ${SN_EXPR}`,
+    ...shardColumn(def, 'MATERIALIZED'),
   ];
   return (
     `CREATE TABLE ${frontTable(def)} (\n  ${bufferCols.join(',\n  ')}\n) ENGINE = Buffer(${quoteString(def.db)}, ` +

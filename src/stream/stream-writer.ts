@@ -31,6 +31,8 @@ export interface InsertUnit {
   readonly first: number;
   readonly count: number;
   readonly time: number;
+  /** The shard its rows go to (streams with several shards); absent for one shard. */
+  readonly shard?: number;
   /**
    * Every row comes from a materialized view (a producer-tagged write): the insert runs on the
    * engine's `stream` sessions with the views' steps, so it never delays other streams' commits.
@@ -53,6 +55,12 @@ export interface StreamWriterOptions {
   key: string;
   wal: WriteAheadLog | undefined;
   nextSn: number;
+  /**
+   * Shards of a stream whose tables record them (`shardedStorage`): each WAL record (one run of
+   * a group commit) goes to the next shard in turn, as Proton sends each inserted block to the
+   * next shard of a stream without a sharding expression. Absent: one shard, never recorded.
+   */
+  shards?: number;
   insert: (unit: InsertUnit) => Promise<void>;
   onCommitted: (range: CommittedRange) => void;
   idempotency: IdempotencyWindow;
@@ -426,6 +434,7 @@ export class StreamWriter {
         count += p.batch.rows;
       }
       const payload = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
+      const shard = this.nextShard();
       const unit: InsertUnit = {
         format: b0.format,
         ...(b0.columns ? { columns: b0.columns } : {}),
@@ -433,6 +442,7 @@ export class StreamWriter {
         first: sn,
         count,
         time,
+        ...(shard !== undefined ? { shard } : {}),
         ...(items.every((p) => p.batch.producer) ? { derived: true } : {}),
         ...(b0.staged ? { staged: b0.staged } : {}),
       };
@@ -442,6 +452,7 @@ export class StreamWriter {
         time,
         format: b0.format,
         ...(b0.columns ? { columns: b0.columns } : {}),
+        ...(shard !== undefined ? { shard } : {}),
         ...(ids.length > 0 ? { ids } : {}),
         ...(tags.length > 0 ? { producers: maxMarks(tags) } : {}),
       };
@@ -456,6 +467,17 @@ export class StreamWriter {
     this.unsettled--;
     p.reject(failure);
   }
+
+  /** Shard of the next run, round robin from 0 (Proton's per-stream counter); undefined for one shard. */
+  private nextShard(): number | undefined {
+    const shards = this.o.shards;
+    if (shards === undefined || shards < 2) return undefined;
+    const shard = this.shardTurn % shards;
+    this.shardTurn = (this.shardTurn + 1) % shards;
+    return shard;
+  }
+
+  private shardTurn = 0;
 
   private acknowledge(run: Run): void {
     const { first, count, time } = run.unit;
@@ -550,6 +572,8 @@ function bytesOf(d: Durable): number {
 
 function sameShape(a: InsertUnit, b: InsertUnit): boolean {
   if (a.format !== b.format || a.time !== b.time || !!a.derived !== !!b.derived) return false;
+  // One insert carries one `log_comment`, hence one shard.
+  if (a.shard !== b.shard) return false;
   if (a.staged || b.staged) return false;
   const ca = a.columns ?? [];
   const cb = b.columns ?? [];

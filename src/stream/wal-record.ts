@@ -18,6 +18,8 @@ export interface WalRecordHeader {
   format: PayloadFormat;
   /** Column list of a JSONCompactEachRow payload. */
   columns?: readonly string[];
+  /** The shard the record's rows went to (streams with several shards, stream-writer.ts); else absent. */
+  shard?: number;
   /** Idempotency ids of the requests in this record: [id, first sn, count]. */
   ids?: ReadonlyArray<readonly [string, number, number]>;
   /** Producer tags of the record's writes (producer-marks.ts): the largest per producer, [id, seq, part]. */

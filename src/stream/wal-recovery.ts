@@ -2,7 +2,7 @@ import type { Engine } from '../engine/engine.ts';
 import { quoteIdent, quoteString, withSettings } from '../engine/settings-clause.ts';
 import type { Logger } from '../log/logger.ts';
 import { columnMapping, schemaAt } from './alter-columns.ts';
-import { type StreamDefinition, TP_SN } from './stream-definition.ts';
+import { type StreamDefinition, TP_SHARD, TP_SN } from './stream-definition.ts';
 import {
   columnDdl,
   frontTable,
@@ -10,6 +10,7 @@ import {
   INSERT_SETTINGS,
   ingestComment,
   qualify,
+  SHARD_EXPR,
   SN_EXPR,
 } from './stream-tables.ts';
 import type { WalRecord, WalRecordHeader } from './wal-record.ts';
@@ -84,7 +85,7 @@ function covered(islands: Island[], a: number, b: number): { all: boolean; none:
 /** `INSERT INTO t (cols) SETTINGS log_comment = ... FORMAT f` + the payload, as one statement. */
 export function inlineInsertSql(table: string, header: WalRecordHeader, payload: Buffer): string {
   const cols = header.columns ? ` (${header.columns.map(quoteIdent).join(', ')})` : '';
-  const comment = quoteString(ingestComment(header.first, header.time));
+  const comment = quoteString(ingestComment(header.first, header.time, header.shard));
   const pinned = Object.entries(INSERT_SETTINGS)
     .map(([k, v]) => `, ${k} = ${quoteString(v)}`)
     .join('');
@@ -112,6 +113,7 @@ async function replayThroughScratch(
     const cols = [
       ...old.columns.map((c) => columnDdl(c, false)),
       `${quoteIdent(TP_SN)} Int64 MATERIALIZED ${SN_EXPR}`,
+      ...(def.shardedStorage ? [`${quoteIdent(TP_SHARD)} Int32 MATERIALIZED ${SHARD_EXPR}`] : []),
     ];
     await engine.query(`CREATE TABLE ${scratch} (\n  ${cols.join(',\n  ')}\n) ENGINE = Memory`);
   } else {

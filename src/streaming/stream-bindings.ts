@@ -41,7 +41,8 @@ export interface DerivedSource {
 export const rangeMarkers = (i: number) => ({ lo: `__TRB_LO_${i}__`, hi: `__TRB_HI_${i}__` });
 
 const MARKER_PREFIX = '__trb_src_';
-const markerName = (i: number) => `${MARKER_PREFIX}${i}`;
+/** The name a bound source takes in the query (its placeholder for the range read). */
+export const markerName = (i: number) => `${MARKER_PREFIX}${i}`;
 
 export interface BindingContext {
   readonly resolver: TableResolver;
@@ -178,8 +179,9 @@ export class StreamBinder {
           const versioned = source.definition.mode === 'versioned_kv';
           const baseHidden = (r?.hiddenColumns ?? []).filter((c) => !versioned || c !== '_tp_delta');
           const delta = versioned && readsDelta(source) ? ['_tp_delta'] : [];
+          const shard = source.definition.shardedStorage ? ['_tp_shard'] : [];
           const hiddenColumns = [
-            ...new Set([...baseHidden, '_tp_sn', ...delta, ...virtual.map((v) => v.name)]),
+            ...new Set([...baseHidden, '_tp_sn', ...shard, ...delta, ...virtual.map((v) => v.name)]),
           ];
           const engineSql = virtual.length
             ? `(SELECT *, ${virtual.map((v) => `${v.engineSql} AS ${quoteIdentifier(v.name)}`).join(', ')} FROM ${rangeSql(source)})`

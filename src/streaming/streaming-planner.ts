@@ -66,7 +66,7 @@ import { planSession, SESSION_ROWS, SESSION_VERSION, sessionRowsSql } from './se
 import { P, SqlTemplate } from './sql-template.ts';
 import { type StartPosition, startPositions } from './start-position.ts';
 import { STATE_DB } from './state-table.ts';
-import { type BindingContext, type BoundSource, StreamBinder } from './stream-bindings.ts';
+import { type BindingContext, type BoundSource, markerName, StreamBinder } from './stream-bindings.ts';
 import type { AggregationProgram, ChildProgram, StreamingProgram } from './streaming-program.ts';
 import { overToSubstreams, substreamKey } from './substreams.ts';
 import { withTableNameQualifiers } from './table-name-qualifiers.ts';
@@ -423,6 +423,9 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   // A window over one stream judges lateness insert by insert inside a step (`__TRB_LATE__` in
   // the stream's range read, operators/aggregation-operator.ts insertWatermarksSql), once set below.
   const insertLate: { source?: number; used: boolean } = { used: false };
+  // A window over one stream with several shards judges lateness in the stream's range read too,
+  // where `_tp_shard` is (the window's own source leaves hidden columns out), once set below.
+  const shardLate: { source?: number } = {};
   // A versioned_kv stream read on its own (no join) reads `_tp_delta` as 1 unless converted to
   // its changelog (versioned-kv-delta.ts); set once the joins are planned.
   let plainReads = false;
@@ -454,10 +457,12 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       const latest = latestRowsUpTo(s.definition, P.hi(s.index));
       return versionedDelta(s) ? withVersionedDelta(latest) : latest;
     }
-    const late = s.index === insertLate.source ? ` AND ${P.late}` : '';
-    if (late) insertLate.used = true;
+    const late = s.index === insertLate.source || s.index === shardLate.source ? ` AND ${P.late}` : '';
+    if (s.index === insertLate.source) insertLate.used = true;
     const delta = versionedDelta(s) ? ', toInt8(1) AS _tp_delta' : '';
-    return `(SELECT *, _tp_sn${delta} FROM ${s.kind === 'stream' ? rangeSource(s.definition) : s.table} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}${late}${ordered ? ' ORDER BY _tp_sn' : ''})`;
+    // A stream with several shards: `_tp_shard` (materialized, so `*` does not read it).
+    const shard = s.kind === 'stream' && s.definition.shardedStorage ? ', _tp_shard' : '';
+    return `(SELECT *, _tp_sn${shard}${delta} FROM ${s.kind === 'stream' ? rangeSource(s.definition) : s.table} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}${late}${ordered ? ' ORDER BY _tp_sn' : ''})`;
   };
   const ranged: TableResolver = binder.resolver(rangeSql, versionedDelta);
   // `table(s)` joined with a stream reads its snapshot (join-planner.ts), once planned.
@@ -765,6 +770,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   // Event times as Int64 nanoseconds; the substream key (PARTITION BY, '' without) as a string.
   const timeNs = win ? call('to_unix_timestamp64_nano', call('to_datetime64', win.time, num(9))) : undefined;
   const partition = select.partitionBy ?? [];
+  let shardedWindow: number | undefined;
   if (win) {
     await checkWindowTime(ctx.engine, wf as TableFunctionRef, win.time, select.with, async (q) => {
       const sql = translate(q);
@@ -782,7 +788,28 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       partition.every((e) => e.kind === 'Identifier')
     )
       insertLate.source = only.index;
+    // One stream with several shards and no PARTITION BY: one watermark per shard, windows close
+    // at the smallest (shard-watermarks.ts). Its plain range read carries `_tp_shard`.
+    if (
+      !join &&
+      win.shape.kind !== 'session' &&
+      partition.length === 0 &&
+      sources.length === 1 &&
+      only?.kind === 'stream' &&
+      only.definition.shardedStorage &&
+      only.definition.shards > 1 &&
+      only.definition.mode === 'append' &&
+      !conversions.has(only.index) &&
+      isMarkerOf((wf as TableFunctionRef).args[0], only.index) &&
+      win.time.kind === 'Identifier'
+    ) {
+      shardedWindow = only.definition.shards;
+      shardLate.source = only.index;
+    }
   }
+  // The key the window's watermarks are kept by, per row of its source: the shard, or the substream.
+  const watermarkKey =
+    shardedWindow !== undefined ? call('to_string', ident('_tp_shard')) : substreamKey(partition);
   const foldWhere = andAll([
     ...conjuncts(split.fold.where),
     ...(timeNs
@@ -814,7 +841,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     distinct: false,
     ...(select.with ? { with: select.with } : {}),
     columns: [
-      { kind: 'Alias', expr: substreamKey(partition), alias: '__key', span: NO_SPAN },
+      { kind: 'Alias', expr: watermarkKey, alias: '__key', span: NO_SPAN },
       ...(byCommit
         ? [{ kind: 'Alias', expr: num(P.commit), alias: '__commit', span: NO_SPAN } as const]
         : []),
@@ -973,7 +1000,15 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
                   },
                 }
               : {}),
-            sourceKeySql: translateExpression(substreamKey(partition), { resolver, streamingFunction }),
+            sourceKeySql: translateExpression(watermarkKey, { resolver, streamingFunction }),
+            ...(shardedWindow !== undefined
+              ? {
+                  shards: {
+                    count: shardedWindow,
+                    timeNsSql: translateExpression(timeNs, { resolver, streamingFunction }),
+                  },
+                }
+              : {}),
             stateKeySql: translateExpression(substreamKey(split.partitionColumns.map((c) => ident(c))), {
               resolver,
               streamingFunction,
@@ -1054,6 +1089,11 @@ function sideAsChanges(sql: string): string {
  * view or subquery over it: only then do the window's own statements see the stream's `_tp_sn`,
  * which judging lateness insert by insert numbers the inserts with.
  */
+/** Whether `arg` is the placeholder of bound source `index` (the window reads that source itself). */
+function isMarkerOf(arg: Expr | undefined, index: number): boolean {
+  return arg?.kind === 'Identifier' && arg.parts.length === 1 && arg.parts[0] === markerName(index);
+}
+
 function namesStream(
   arg: Expr | undefined,
   source: { definition: { db: string; name: string } },

@@ -100,5 +100,12 @@ export interface AggregationProgram {
     readonly stateKeySql: string;
     /** The substream key over the window source's columns, as the fold sees them (engine SQL). */
     readonly sourceKeySql: string;
+    /**
+     * The window reads one stream with several shards (and no PARTITION BY): `sourceKeySql` is
+     * the row's shard, each shard keeps its own watermark and windows close at the smallest
+     * (shard-watermarks.ts). Rows late in their shard are left out in the stream's range read
+     * (`__TRB_LATE__`: `timeNsSql` against the shard's watermark), where `_tp_shard` is.
+     */
+    readonly shards?: { readonly count: number; readonly timeNsSql: string };
   };
 }

@@ -72,6 +72,11 @@ export class SubstreamWatermarks {
     return max;
   }
 
+  /** SQL for the watermark a state row's window closes at: its own substream's (`stateKeySql`). */
+  closingSql(stateKeySql: string): string {
+    return this.lookupSql(stateKeySql);
+  }
+
   /**
    * SQL for the watermark (Int64 nanoseconds) of the substream whose key `keySql` computes; the
    * smallest Int64 for substreams without one.

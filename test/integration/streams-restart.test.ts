@@ -79,6 +79,25 @@ test('WAL records the engine never got are replayed exactly once at start', asyn
   assert.deepEqual(await sns('crashy'), upTo(6));
 });
 
+test("a sharded stream's replayed WAL records keep their shards; the turn starts at shard 0 after a restart", async () => {
+  await createStream(h, { name: 'sharded', columns: [{ name: 'v', type: 'int32' }], shards: 3 });
+  await ingestCompact(h, 'sharded', ['v'], [[1]]);
+  const streams = h.trb.services.streams;
+  streams.setTestHooks({ skipEngineInsert: (_db, name) => name === 'sharded' });
+  await ingestCompact(h, 'sharded', ['v'], [[2], [3]]);
+  await ingestCompact(h, 'sharded', ['v'], [[4]]);
+  streams.setTestHooks({});
+  h = await h.restart();
+  await ingestCompact(h, 'sharded', ['v'], [[5]]);
+  assert.deepEqual(await rows(h, 'SELECT v, _tp_shard FROM default.sharded ORDER BY _tp_sn'), [
+    [1, 0],
+    [2, 1],
+    [3, 1],
+    [4, 2],
+    [5, 0],
+  ]);
+});
+
 test('a WAL record only partly in the historical store replays only its missing rows', async () => {
   await createStream(h, { name: 'partial', columns: [{ name: 'v', type: 'int32' }] });
   const streams = h.trb.services.streams;

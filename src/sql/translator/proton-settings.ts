@@ -88,7 +88,7 @@ export const PROTON_SETTINGS: ReadonlyMap<string, ProtonSetting> = new Map<strin
   ['max_streaming_view_cached_block_bytes', none(INTERNAL)],
   ['max_streaming_view_cached_block_count', none(INTERNAL)],
   // Streams, ingest and DDL.
-  ['shards', none('accepted on CREATE STREAM; one shard is stored')],
+  ['shards', none('as a query setting; on CREATE STREAM it spreads inserts over shards (see "Streams")')],
   ['eps', none("a random stream's rate is its own eps setting (CREATE RANDOM STREAM ... SETTINGS eps)")],
   ['enforce_append_only', none('stream modes decide it')],
   ['compact_kv_stream', none('table() over kv streams is compacted at read')],

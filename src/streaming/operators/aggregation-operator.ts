@@ -2,6 +2,7 @@ import { parse, stringify } from 'lossless-json';
 import { quoteString } from '../../engine/settings-clause.ts';
 import { unionOf } from '../join-inputs.ts';
 import type { ResultSink } from '../result-sink.ts';
+import { ShardWatermarks } from '../shard-watermarks.ts';
 import { P, type SqlTemplate } from '../sql-template.ts';
 import { StateTable } from '../state-table.ts';
 import { SubstreamWatermarks } from '../substream-watermarks.ts';
@@ -22,7 +23,7 @@ const COMPACT_EVERY = 64;
 export class AggregationOperator implements StepOperator {
   readonly emitsOnTick = true;
   /** The windows' watermarks; undefined for a global aggregation. */
-  readonly watermark: SubstreamWatermarks | undefined;
+  readonly watermark: SubstreamWatermarks | ShardWatermarks | undefined;
   private readonly state: StateTable;
   /** Folds so far; each state row carries the batch that folded it (`__batch`). */
   private batch = 0;
@@ -32,7 +33,11 @@ export class AggregationOperator implements StepOperator {
 
   constructor(private readonly out: ExecutionOutput) {
     const w = out.program.aggregation!.window;
-    this.watermark = w ? new SubstreamWatermarks(w.shape, w.delay) : undefined;
+    this.watermark = !w
+      ? undefined
+      : w.shards !== undefined
+        ? new ShardWatermarks(w.shape, w.delay, w.shards.count)
+        : new SubstreamWatermarks(w.shape, w.delay);
     this.state = new StateTable(out.engine, 'q');
   }
 
@@ -68,10 +73,14 @@ export class AggregationOperator implements StepOperator {
       // engine call folds the batch and reads its largest event time per substream.
       const noFilter = `toInt64(${-(2n ** 63n) + 1n})`;
       const byInsert = !backfill && cuts.length > 0 ? window.insertLate : undefined;
-      const wm = backfill || byInsert ? noFilter : this.watermark.lookupSql(window.sourceKeySql);
+      // Several shards: each row against its own shard's watermark, in the range read.
+      const byShard = !backfill && !byInsert ? window.shards : undefined;
+      const wm = backfill || byInsert || byShard ? noFilter : this.watermark.lookupSql(window.sourceKeySql);
       const late = byInsert
         ? `${byInsert.timeNsSql} >= ${await this.insertWatermarksSql(byInsert.maxTime, window.sourceKeySql, values, cuts)}`
-        : 1;
+        : byShard
+          ? `${byShard.timeNsSql} >= ${this.watermark.lookupSql(window.sourceKeySql)}`
+          : 1;
       const fold = foldSql({ [P.watermark]: wm, [P.late]: late, [P.batch]: batch });
       const maxText = await this.out.timed('Aggregate', () =>
         state.append(fold, window.maxTime.fill(values)),
@@ -234,7 +243,7 @@ export class AggregationOperator implements StepOperator {
   private closedWindows(): string {
     const window = this.agg.window!;
     const end = this.agg.split.windowEnd;
-    return `${end} <= fromUnixTimestamp64Nano(${this.watermark!.lookupSql(window.stateKeySql)})`;
+    return `${end} <= fromUnixTimestamp64Nano(${this.watermark!.closingSql(window.stateKeySql)})`;
   }
 
   /** Groups with rows folded in batch `batch` (or since the last emit). */
