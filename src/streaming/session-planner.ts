@@ -5,6 +5,8 @@ import type { FromItem, Query, SelectQuery, TableFunctionRef } from '../sql/ast/
 import { NO_SPAN } from '../sql/ast/span.ts';
 import type { TableResolver } from '../sql/translator/resolver.ts';
 import { splitWindowArgs } from '../sql/translator/window-sources.ts';
+import { STATE_TABLE, splitAggregation } from './aggregate-split.ts';
+import { retractNetRows } from './retracting-input.ts';
 import type { SessionOptions } from './session-tracker.ts';
 import { SqlTemplate } from './sql-template.ts';
 import { substreamKey } from './substreams.ts';
@@ -114,6 +116,8 @@ export function planSession(
   translate: (q: SelectQuery, resolver?: TableResolver) => string,
   translateExpr: (e: Expr) => string,
   resolver: TableResolver,
+  /** The source is a changelog (its rows carry `_tp_delta`): names it in refusals (retraction.ts). */
+  retract?: string,
 ): SessionProgram {
   const args = splitWindowArgs('session', w.args, 2);
   const time = args.timeColumn ?? ident('_tp_time');
@@ -161,7 +165,7 @@ export function planSession(
   const { partitionBy: _p, ...rest } = select;
   const sourceAlias =
     w.alias ?? (args.source.kind === 'Identifier' ? (args.source.parts.at(-1) as string) : 'session');
-  const emitSelect: SelectQuery = {
+  const grouped: SelectQuery = {
     ...rest,
     from: withSessionRows(select.from as FromItem, w, sourceAlias),
     groupBy: { kind: 'GroupBy', items: groupItems, withTotals: false, span: NO_SPAN },
@@ -187,8 +191,35 @@ export function planSession(
     assign: new SqlTemplate(translate(assign)),
     sourceRows: new SqlTemplate(translate(sourceRows)),
     timeSql: translateExpr(time),
-    emit: new SqlTemplate(translate(emitSelect, emitResolver)),
+    emit: new SqlTemplate(
+      retract === undefined
+        ? translate(grouped, emitResolver)
+        : retractingEmit(grouped, retract, (q, r) => translate(q, r), emitResolver),
+    ),
   };
+}
+
+/**
+ * The emit of a session aggregation over a changelog (rows with `_tp_delta`), as Proton's retracting
+ * aggregates answer it: each session's rows netted per group and argument tuple (the fold of
+ * aggregate-split.ts over the session rows), the aggregates computed over the live tuples
+ * (retracting-input.ts), a group whose rows all cancelled out emitted with the aggregates of none.
+ */
+function retractingEmit(
+  grouped: SelectQuery,
+  retract: string,
+  translate: (q: SelectQuery, resolver: TableResolver) => string,
+  resolver: TableResolver,
+): string {
+  const split = splitAggregation(grouped, { window: false, retract });
+  const net = retractNetRows(split, `(${translate(split.fold, resolver)})`, '1');
+  return translate(split.emit, {
+    ...resolver,
+    resolve: (db, name) =>
+      db === undefined && name === STATE_TABLE
+        ? { kind: 'engine_table', engineSql: net }
+        : resolver.resolve(db, name),
+  });
 }
 
 /** The rows of the given sessions with their window bounds, as a FROM subquery. */

@@ -273,6 +273,17 @@ export class StreamBinder {
     if (e.kind === 'Subquery') {
       if (this.isNestedAggregation(e.query))
         return { kind: 'Identifier', parts: [markerName(this.derive(e.query))], span: e.span };
+      // A window aggregation over a subquery joining changelog inputs: as in FROM (above).
+      if (
+        this.aggregating.at(-1) &&
+        this.ctx.derivedTable &&
+        isNestedChangelogJoin(e.query, this.ctx, (n) => this.isCte(n))
+      )
+        return {
+          kind: 'Identifier',
+          parts: [markerName(this.derive(selectingDelta(e.query as SelectQuery)))],
+          span: e.span,
+        };
       return { ...e, query: this.query(e.query) };
     }
     if (e.kind === 'Function' && ['dedup', 'changelog'].includes(e.name.toLowerCase()) && e.args[0]) {

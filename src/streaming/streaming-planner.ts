@@ -633,9 +633,9 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     if (!joinDelta) select = carryDelta(select);
   }
   if (wf && wf.name.toLowerCase() === 'session') {
-    if (retract)
+    if (joinDelta)
       throw err('NOT_IMPLEMENTED', {
-        detail: `session() windows over ${retract.description} (a changelog input) are not supported yet`,
+        detail: `session() windows over ${retract?.description} are supported through a subquery: session((SELECT ... FROM a JOIN b ON ...), t, 5s)`,
       });
     // emit_version() counts emits per substream: each session row carries its substream's version.
     const sessionFunction = (f: FunctionCall) =>
@@ -652,6 +652,8 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
         }),
       (e) => translateExpression(e, { resolver, streamingFunction }),
       resolver,
+      // Over a changelog input each session aggregates its rows net of their retractions.
+      retract?.description,
     );
     const empty = sessionRowsSql(session, session.sourceRows.fill(EMPTY_RANGES(sources)), [
       { id: 0, start: 0, end: 0, sns: [-1] },
