@@ -49,6 +49,7 @@ import { type JoinSideKind, joinSideSql } from './join-side-read.ts';
 import { planKeptSide } from './join-side-state.ts';
 import { withJoinSnOnRightSide } from './join-sn-right-side.ts';
 import { carryLiteral, carryMarker, rewriteLags } from './lag-rewrite.ts';
+import { checkOverCompatibility } from './over-compatibility.ts';
 import { nestRangeJoinChain } from './range-join-chain.ts';
 import {
   carryDelta,
@@ -308,6 +309,8 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     throw err('INCORRECT_QUERY', { detail: 'emit_version() cannot be used with EMIT CHANGELOG' });
   }
 
+  // Proton refuses some mixes of OVER calls and aggregates before anything else (over-compatibility.ts).
+  checkOverCompatibility(select);
   select = overToSubstreams(select);
   // A CTE that passes a join through whole, joined on: one chain of joins (join-cte-inline.ts).
   select = inlineJoinCte(select);
