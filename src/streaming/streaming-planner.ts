@@ -60,6 +60,7 @@ import {
   retractNetRows,
 } from './retracting-input.ts';
 import { isNestedOnlyRetractable, retractableBase } from './retraction.ts';
+import { nestSessionJoin } from './session-join-nest.ts';
 import { planSession, SESSION_ROWS, SESSION_VERSION, sessionRowsSql } from './session-planner.ts';
 import { P, SqlTemplate } from './sql-template.ts';
 import { type StartPosition, startPositions } from './start-position.ts';
@@ -257,7 +258,18 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   const bound = binder.select(
     nestRangeJoinChain(
       withJoinSnOnRightSide(
-        withTableNameQualifiers(pushChangelogCtesIntoJoin(inlineChangelogCtes(distinctAsDedup(query)))),
+        // session(kv, t, 5s) AS a JOIN kv2 ...: the join as a subquery of its own (session-join-nest.ts).
+        nestSessionJoin(
+          withTableNameQualifiers(
+            pushChangelogCtesIntoJoin(inlineChangelogCtes(distinctAsDedup(query))),
+          ) as SelectQuery,
+          (db, name) => {
+            const r = ctx.resolver.resolve(db, name);
+            if (!r || r.bounded || r.kind !== 'stream') return false;
+            const def = ctx.streamDefinition(r, db, name);
+            return def !== undefined && def.mode !== 'append';
+          },
+        ),
       ) as SelectQuery,
       streamColumns,
     ),

@@ -374,8 +374,6 @@ test('joins of changelog inputs that are not built are refused with 48, saying w
     `SELECT * FROM ${a} AS a LEFT JOIN ${c} AS c ON a.k1 = c.kkk1 LEFT JOIN ${a} AS d ON d.k1 = c.kkk1`,
     // An aggregation over a LEFT JOIN of changelog inputs (it runs through a subquery).
     `SELECT count() FROM ${a} AS a LEFT JOIN ${c} AS c ON a.k1 = c.kkk1`,
-    // A session window over a join of changelog inputs.
-    `SELECT window_start, count() FROM session(${a}, 1s) AS a INNER JOIN ${c} AS c ON a.k1 = c.kkk1 GROUP BY window_start`,
   ]) {
     const e = await api.startError(sql);
     assert.equal(e.code, 48, `${sql}: ${e.message}`);
