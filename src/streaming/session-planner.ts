@@ -15,6 +15,8 @@ import { intervalMillis, intervalOf } from './window-interval.ts';
 /** The table name a session query's emit reads; the executor fills in the rows of closed sessions. */
 export const SESSION_ROWS_TABLE = '__trb_session';
 export const SESSION_ROWS = '__TRB_SESSION_ROWS__';
+/** Column of the session rows holding their time column's value (the window bounds' type). */
+const SESSION_TIME = '__trb_session_time';
 /** Column of the session rows holding their substream's emit version (emit_version() is per substream). */
 export const SESSION_VERSION = '__trb_emit_version';
 
@@ -149,14 +151,16 @@ export function planSession(
     span: NO_SPAN,
   };
   // A stream or derived source hides `_tp_sn` from `*`; an inlined subquery already selects it.
+  // The time column once more under its own name: the window bounds take its type (a derived
+  // source's `*` does not show `_tp_time`).
   const sourceRows: SelectQuery = {
     kind: 'Select',
     distinct: false,
     ...withCtes,
     columns:
       from.kind === 'Table'
-        ? [{ kind: 'Asterisk', span: NO_SPAN }, ident('_tp_sn')]
-        : [{ kind: 'Asterisk', span: NO_SPAN }],
+        ? [{ kind: 'Asterisk', span: NO_SPAN }, ident('_tp_sn'), alias(time, SESSION_TIME)]
+        : [{ kind: 'Asterisk', span: NO_SPAN }, alias(time, SESSION_TIME)],
     from,
     span: NO_SPAN,
   };
@@ -177,7 +181,7 @@ export function planSession(
         ? {
             kind: 'engine_table',
             engineSql: SESSION_ROWS,
-            hiddenColumns: ['_tp_sn', '__sid', SESSION_VERSION],
+            hiddenColumns: ['_tp_sn', '__sid', SESSION_VERSION, SESSION_TIME],
           }
         : resolver.resolve(db, name),
   };
@@ -237,7 +241,7 @@ export function sessionRowsSql(
     }
   const ids = sessions.map((s) => s.id).join(', ');
   const bound = (values: number[]) =>
-    `CAST(fromUnixTimestamp64Milli(transform(__sid, [${ids}], [${values.join(', ')}], toInt64(0))), toTypeName(${program.timeSql}))`;
+    `CAST(fromUnixTimestamp64Milli(transform(__sid, [${ids}], [${values.join(', ')}], toInt64(0))), toTypeName(${SESSION_TIME}))`;
   const inner = `SELECT *, transform(_tp_sn, [${sns.join(', ')}], [${sids.join(', ')}], toUInt64(0)) AS __sid FROM (${sourceRows}) WHERE _tp_sn IN (${sns.join(', ')})`;
   const versions = sessions.map((s) => s.version ?? 0).join(', ');
   return `(SELECT *, ${bound(sessions.map((s) => s.start))} AS window_start, ${bound(sessions.map((s) => s.end))} AS window_end, transform(__sid, [${ids}], [${versions}], toUInt64(0)) AS ${SESSION_VERSION} FROM (${inner}))`;

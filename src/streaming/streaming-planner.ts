@@ -652,6 +652,12 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       throw err('NOT_IMPLEMENTED', {
         detail: `session() windows over ${retract?.description} are supported through a subquery: session((SELECT ... FROM a JOIN b ON ...), t, 5s)`,
       });
+    // A session keeps its rows by sequence number; a converted changelog's retraction has the
+    // number of the version it takes back (session-changelog-source.ts reads such a stream instead).
+    if (retract && (retract.conversion || conversions.has(retract.index)))
+      throw err('NOT_IMPLEMENTED', {
+        detail: `session() windows over ${retract.description} read through changelog(), a subquery, CTE or view are not supported yet; name the versioned_kv stream itself (session(s, t, 5s)) or join changelog inputs in a subquery`,
+      });
     // emit_version() counts emits per substream: each session row carries its substream's version.
     const sessionFunction = (f: FunctionCall) =>
       f.name.toLowerCase() === 'emit_version' ? `any(${SESSION_VERSION})` : streamingFunction(f);

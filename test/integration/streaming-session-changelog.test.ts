@@ -101,22 +101,61 @@ test('session over a subquery LEFT JOINing versioned_kv streams: a left row is c
   await q.cancel();
 });
 
-test('session over a versioned_kv stream: a new version of a key retracts the previous one from its session', async () => {
+test('session over a versioned_kv stream: a new version retracts the previous one; a retraction older than a newer row is late unless WITH DELAY covers it', async () => {
   const s = await api.createStream(
     'sv',
     "(k string, v int32, t datetime64(3)) PRIMARY KEY k SETTINGS mode='versioned_kv'",
   );
-  const q = await api.start(
-    `SELECT window_start, window_end, count(), sum(v), max(v) FROM session(${s}, t, 5s) GROUP BY window_start, window_end`,
-  );
-  await api.execAndWait(q, `INSERT INTO ${s} (k, v, t) VALUES ('a', 1, ${at(1)})`, 0);
-  // a's new version at the same time: (-1, a, 1) then (+1, a, 5), neither late.
-  await api.execAndWait(q, `INSERT INTO ${s} (k, v, t) VALUES ('a', 5, ${at(1)})`, 0);
-  await api.execAndWait(q, `INSERT INTO ${s} (k, v, t) VALUES ('b', 2, ${at(3)})`, 0);
-  // c at 20s closes [1s, 8s): a 5 and b 2 (3 rows, sum 8 without the retraction).
-  await api.execAndWait(q, `INSERT INTO ${s} (k, v, t) VALUES ('c', 0, ${at(20)})`, 1);
-  assert.deepEqual(await q.waitForQuiet(300), [[ts(1), ts(8), 2, 7, 5]]);
+  const sql = `SELECT window_start, window_end, count(), sum(v), max(v) FROM session(${s}, t, 5s) GROUP BY window_start, window_end`;
+  const q = await api.start(sql);
+  const delayed = await api.start(`${sql} EMIT AFTER WATERMARK WITH DELAY 5s`);
+  const insert = async (row: string, total: number) => {
+    await api.exec(`INSERT INTO ${s} (k, v, t) VALUES ${row}`);
+    for (const query of [q, delayed]) {
+      if (total > 0) await query.waitForRows(total);
+      else await query.waitForQuiet(300);
+    }
+  };
+  await insert(`('a', 1, ${at(1)})`, 0);
+  // a's new version: (-1, a 1, 1s) comes before (+1, a 5, 2s): not late.
+  await insert(`('a', 5, ${at(2)})`, 0);
+  await insert(`('b', 2, ${at(3)})`, 0);
+  // (-1, a 5, 2s) comes after b at 3s: late and dropped without a delay; kept with 5s of delay.
+  await insert(`('a', 7, ${at(4)})`, 0);
+  // c at 20s closes [1s, 9s).
+  await insert(`('c', 0, ${at(20)})`, 1);
+  assert.deepEqual(await q.waitForQuiet(300), [[ts(1), ts(9), 3, 14, 7]]);
+  assert.deepEqual(await delayed.waitForQuiet(300), [[ts(1), ts(9), 2, 9, 7]]);
   await q.cancel();
+  await delayed.cancel();
+});
+
+test("session over a versioned_kv stream by _tp_time: the changelog keeps each row's own _tp_time", async () => {
+  const s = await api.createStream('svt', "(k string, v int32) PRIMARY KEY k SETTINGS mode='versioned_kv'");
+  const q = await api.start(
+    `SELECT window_start, window_end, count(), sum(v) FROM session(${s}, 5s) GROUP BY window_start, window_end`,
+  );
+  await api.execAndWait(q, `INSERT INTO ${s} (k, v, _tp_time) VALUES ('a', 1, ${at(1)})`, 0);
+  await api.execAndWait(q, `INSERT INTO ${s} (k, v, _tp_time) VALUES ('a', 4, ${at(2)})`, 0);
+  await api.execAndWait(q, `INSERT INTO ${s} (k, v, _tp_time) VALUES ('b', 2, ${at(20)})`, 1);
+  assert.deepEqual(await q.waitForQuiet(300), [[ts(1), ts(7), 1, 4]]);
+  await q.cancel();
+});
+
+test('session over changelog() or a subquery over a versioned_kv stream: 48, naming what runs', async () => {
+  const s = await api.createStream(
+    'svc',
+    "(k string, v int32, t datetime64(3)) PRIMARY KEY k SETTINGS mode='versioned_kv'",
+  );
+  const a = await api.createStream('sva', '(k string, v int32, t datetime64(3))');
+  for (const sql of [
+    `SELECT window_start, count() FROM session(changelog(${a}, k), t, 5s) GROUP BY window_start`,
+    `SELECT window_start, count() FROM session((SELECT k, v, t FROM ${s} WHERE v > 0), t, 5s) GROUP BY window_start`,
+  ]) {
+    const e = await api.startError(sql);
+    assert.equal(e.code, 48, `${sql}: ${e.message}`);
+    assert.match(e.message, /session\(\) windows over/);
+  }
 });
 
 test('session over a join of changelog inputs: an aggregate that cannot retract is refused with 48', async () => {
