@@ -27,8 +27,6 @@ export interface SessionProgram {
   readonly assign: SqlTemplate;
   /** Per range: the window source's rows with `_tp_sn`, for aggregating closed sessions. */
   readonly sourceRows: SqlTemplate;
-  /** The time column as engine SQL over the source's columns. */
-  readonly timeSql: string;
   /** The user's aggregation over `__TRB_SESSION_ROWS__` (rows with window_start/window_end). */
   readonly emit: SqlTemplate;
 }
@@ -116,7 +114,6 @@ export function planSession(
   select: SelectQuery,
   w: TableFunctionRef,
   translate: (q: SelectQuery, resolver?: TableResolver) => string,
-  translateExpr: (e: Expr) => string,
   resolver: TableResolver,
   /** The source is a changelog (its rows carry `_tp_delta`): names it in refusals (retraction.ts). */
   retract?: string,
@@ -194,7 +191,6 @@ export function planSession(
     },
     assign: new SqlTemplate(translate(assign)),
     sourceRows: new SqlTemplate(translate(sourceRows)),
-    timeSql: translateExpr(time),
     emit: new SqlTemplate(
       retract === undefined
         ? translate(grouped, emitResolver)
@@ -228,7 +224,6 @@ function retractingEmit(
 
 /** The rows of the given sessions with their window bounds, as a FROM subquery. */
 export function sessionRowsSql(
-  program: SessionProgram,
   sourceRows: string,
   sessions: readonly { id: number; start: number; end: number; sns: readonly number[]; version?: number }[],
 ): string {

@@ -985,7 +985,7 @@ export class StreamingExecution implements RowsPlan {
       s.version = this.substreamVersions.get(s.key) ?? 0;
       this.substreamVersions.set(s.key, s.version + 1);
     }
-    const rowsSql = sessionRowsSql(session, session.sourceRows.fill(ranges), withRows);
+    const rowsSql = sessionRowsSql(session.sourceRows.fill(ranges), withRows);
     let sql = session.emit.fill({ ...ranges, [SESSION_ROWS]: rowsSql, [P.emitVersion]: this.emitVersion });
     if (this.program.limit !== undefined) sql += `\nLIMIT ${Math.max(this.program.limit - this.emitted, 0)}`;
     const text = await this.timed('Emit', () =>

@@ -671,12 +671,11 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
           streamingDedup,
           boolResults: true,
         }),
-      (e) => translateExpression(e, { resolver, streamingFunction }),
       resolver,
       // Over a changelog input each session aggregates its rows net of their retractions.
       retract?.description,
     );
-    const empty = sessionRowsSql(session, session.sourceRows.fill(EMPTY_RANGES(sources)), [
+    const empty = sessionRowsSql(session.sourceRows.fill(EMPTY_RANGES(sources)), [
       { id: 0, start: 0, end: 0, sns: [-1] },
     ]);
     await dedups.create(ctx.engine);
