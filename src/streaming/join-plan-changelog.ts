@@ -303,7 +303,7 @@ export function planChangelogInputs(
   }
   if (shape === 'session')
     throw notImplemented(
-      'Window aggregations over a join of versioned_kv, changelog_kv or changelog streams are not supported yet; aggregate globally',
+      'A session window over a join of versioned_kv, changelog_kv or changelog streams is supported over a subquery that joins them: session((SELECT ... FROM a JOIN b ON ...), t, 5s)',
     );
   // An aggregation over a LEFT JOIN reads it as a subquery (left-changelog-join-nesting.ts); one
   // that reaches here is of another shape.

@@ -5,6 +5,8 @@ import type { FromItem, Query, SelectQuery, TableFunctionRef } from '../sql/ast/
 import { NO_SPAN } from '../sql/ast/span.ts';
 import type { TableResolver } from '../sql/translator/resolver.ts';
 import { splitWindowArgs } from '../sql/translator/window-sources.ts';
+import { STATE_TABLE, splitAggregation } from './aggregate-split.ts';
+import { retractNetRows } from './retracting-input.ts';
 import type { SessionOptions } from './session-tracker.ts';
 import { SqlTemplate } from './sql-template.ts';
 import { substreamKey } from './substreams.ts';
@@ -13,6 +15,8 @@ import { intervalMillis, intervalOf } from './window-interval.ts';
 /** The table name a session query's emit reads; the executor fills in the rows of closed sessions. */
 export const SESSION_ROWS_TABLE = '__trb_session';
 export const SESSION_ROWS = '__TRB_SESSION_ROWS__';
+/** Column of the session rows holding their time column's value (the window bounds' type). */
+const SESSION_TIME = '__trb_session_time';
 /** Column of the session rows holding their substream's emit version (emit_version() is per substream). */
 export const SESSION_VERSION = '__trb_emit_version';
 
@@ -23,8 +27,6 @@ export interface SessionProgram {
   readonly assign: SqlTemplate;
   /** Per range: the window source's rows with `_tp_sn`, for aggregating closed sessions. */
   readonly sourceRows: SqlTemplate;
-  /** The time column as engine SQL over the source's columns. */
-  readonly timeSql: string;
   /** The user's aggregation over `__TRB_SESSION_ROWS__` (rows with window_start/window_end). */
   readonly emit: SqlTemplate;
 }
@@ -112,8 +114,9 @@ export function planSession(
   select: SelectQuery,
   w: TableFunctionRef,
   translate: (q: SelectQuery, resolver?: TableResolver) => string,
-  translateExpr: (e: Expr) => string,
   resolver: TableResolver,
+  /** The source is a changelog (its rows carry `_tp_delta`): names it in refusals (retraction.ts). */
+  retract?: string,
 ): SessionProgram {
   const args = splitWindowArgs('session', w.args, 2);
   const time = args.timeColumn ?? ident('_tp_time');
@@ -145,14 +148,16 @@ export function planSession(
     span: NO_SPAN,
   };
   // A stream or derived source hides `_tp_sn` from `*`; an inlined subquery already selects it.
+  // The time column once more under its own name: the window bounds take its type (a derived
+  // source's `*` does not show `_tp_time`).
   const sourceRows: SelectQuery = {
     kind: 'Select',
     distinct: false,
     ...withCtes,
     columns:
       from.kind === 'Table'
-        ? [{ kind: 'Asterisk', span: NO_SPAN }, ident('_tp_sn')]
-        : [{ kind: 'Asterisk', span: NO_SPAN }],
+        ? [{ kind: 'Asterisk', span: NO_SPAN }, ident('_tp_sn'), alias(time, SESSION_TIME)]
+        : [{ kind: 'Asterisk', span: NO_SPAN }, alias(time, SESSION_TIME)],
     from,
     span: NO_SPAN,
   };
@@ -161,7 +166,7 @@ export function planSession(
   const { partitionBy: _p, ...rest } = select;
   const sourceAlias =
     w.alias ?? (args.source.kind === 'Identifier' ? (args.source.parts.at(-1) as string) : 'session');
-  const emitSelect: SelectQuery = {
+  const grouped: SelectQuery = {
     ...rest,
     from: withSessionRows(select.from as FromItem, w, sourceAlias),
     groupBy: { kind: 'GroupBy', items: groupItems, withTotals: false, span: NO_SPAN },
@@ -173,7 +178,7 @@ export function planSession(
         ? {
             kind: 'engine_table',
             engineSql: SESSION_ROWS,
-            hiddenColumns: ['_tp_sn', '__sid', SESSION_VERSION],
+            hiddenColumns: ['_tp_sn', '__sid', SESSION_VERSION, SESSION_TIME],
           }
         : resolver.resolve(db, name),
   };
@@ -186,14 +191,39 @@ export function planSession(
     },
     assign: new SqlTemplate(translate(assign)),
     sourceRows: new SqlTemplate(translate(sourceRows)),
-    timeSql: translateExpr(time),
-    emit: new SqlTemplate(translate(emitSelect, emitResolver)),
+    emit: new SqlTemplate(
+      retract === undefined
+        ? translate(grouped, emitResolver)
+        : retractingEmit(grouped, retract, (q, r) => translate(q, r), emitResolver),
+    ),
   };
+}
+
+/**
+ * The emit of a session aggregation over a changelog (rows with `_tp_delta`), as Proton's retracting
+ * aggregates answer it: each session's rows netted per group and argument tuple (the fold of
+ * aggregate-split.ts over the session rows), the aggregates computed over the live tuples
+ * (retracting-input.ts), a group whose rows all cancelled out emitted with the aggregates of none.
+ */
+function retractingEmit(
+  grouped: SelectQuery,
+  retract: string,
+  translate: (q: SelectQuery, resolver: TableResolver) => string,
+  resolver: TableResolver,
+): string {
+  const split = splitAggregation(grouped, { window: false, retract });
+  const net = retractNetRows(split, `(${translate(split.fold, resolver)})`, '1');
+  return translate(split.emit, {
+    ...resolver,
+    resolve: (db, name) =>
+      db === undefined && name === STATE_TABLE
+        ? { kind: 'engine_table', engineSql: net }
+        : resolver.resolve(db, name),
+  });
 }
 
 /** The rows of the given sessions with their window bounds, as a FROM subquery. */
 export function sessionRowsSql(
-  program: SessionProgram,
   sourceRows: string,
   sessions: readonly { id: number; start: number; end: number; sns: readonly number[]; version?: number }[],
 ): string {
@@ -206,7 +236,7 @@ export function sessionRowsSql(
     }
   const ids = sessions.map((s) => s.id).join(', ');
   const bound = (values: number[]) =>
-    `CAST(fromUnixTimestamp64Milli(transform(__sid, [${ids}], [${values.join(', ')}], toInt64(0))), toTypeName(${program.timeSql}))`;
+    `CAST(fromUnixTimestamp64Milli(transform(__sid, [${ids}], [${values.join(', ')}], toInt64(0))), toTypeName(${SESSION_TIME}))`;
   const inner = `SELECT *, transform(_tp_sn, [${sns.join(', ')}], [${sids.join(', ')}], toUInt64(0)) AS __sid FROM (${sourceRows}) WHERE _tp_sn IN (${sns.join(', ')})`;
   const versions = sessions.map((s) => s.version ?? 0).join(', ');
   return `(SELECT *, ${bound(sessions.map((s) => s.start))} AS window_start, ${bound(sessions.map((s) => s.end))} AS window_end, transform(__sid, [${ids}], [${versions}], toUInt64(0)) AS ${SESSION_VERSION} FROM (${inner}))`;

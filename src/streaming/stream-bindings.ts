@@ -8,6 +8,7 @@ import type { ResolvedTable, TableResolver } from '../sql/translator/resolver.ts
 import type { StreamDefinition } from '../stream/stream-definition.ts';
 import { hasRangeCondition } from './join-range.ts';
 import { isNestedChangelogJoin, selectingDelta } from './nested-changelog-join.ts';
+import { sessionChangelogSource } from './session-changelog-source.ts';
 
 /** What a streaming query reads incrementally: a stream, or the output of a nested streaming query. */
 export type BoundSource = StreamSource | DerivedSource;
@@ -251,12 +252,37 @@ export class StreamBinder {
         if (!['tumble', 'hop', 'session', 'dedup', 'changelog'].includes(lower)) return item;
         const [source, ...rest] = item.args;
         if (!source) return item;
+        // A session aggregation over a versioned_kv stream reads its changelog from a query of its
+        // own (session-changelog-source.ts).
+        if (lower === 'session' && this.aggregating.at(-1) && this.ctx.derivedTable) {
+          const changelog = this.versionedKvChangelog(source);
+          if (changelog) {
+            const marker: Expr = {
+              kind: 'Identifier',
+              parts: [markerName(this.derive(changelog))],
+              span: source.span,
+            };
+            return { ...item, args: [marker, ...rest], alias: item.alias ?? sourceName(source) ?? item.name };
+          }
+        }
         const replaced = lower === 'changelog' ? this.changelogArg(source) : this.sourceArg(source);
         if (replaced === source) return item;
         const alias = item.alias ?? sourceName(source) ?? item.name;
         return { ...item, args: [replaced, ...rest], alias };
       }
     }
+  }
+
+  /** `SELECT * ... EMIT CHANGELOG` of a versioned_kv stream `e` names (not a CTE), else undefined. */
+  private versionedKvChangelog(e: Expr): Query | undefined {
+    if (e.kind !== 'Identifier' || e.parts.length > 2) return undefined;
+    const [db, name] =
+      e.parts.length === 2 ? [e.parts[0], e.parts[1] as string] : [undefined, e.parts[0] as string];
+    if (db === undefined && (this.isCte(name) || this.derivedCte(name) !== undefined)) return undefined;
+    const r = this.ctx.resolver.resolve(db, name);
+    if (!r || r.bounded || r.kind !== 'stream') return undefined;
+    if (this.ctx.streamDefinition(r, db, name)?.mode !== 'versioned_kv') return undefined;
+    return sessionChangelogSource(db, name);
   }
 
   /** The stream argument of a window / dedup / changelog function. */

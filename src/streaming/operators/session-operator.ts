@@ -94,7 +94,7 @@ export class SessionOperator extends OperatorHooks implements StepOperator {
       s.version = this.substreamVersions.get(s.key) ?? 0;
       this.substreamVersions.set(s.key, s.version + 1);
     }
-    const rowsSql = sessionRowsSql(session, session.sourceRows.fill(ranges), withRows);
+    const rowsSql = sessionRowsSql(session.sourceRows.fill(ranges), withRows);
     const sql =
       session.emit.fill({ ...ranges, [SESSION_ROWS]: rowsSql, [P.emitVersion]: this.out.emitVersion }) +
       this.out.limitClause();
