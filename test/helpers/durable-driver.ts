@@ -118,7 +118,7 @@ export interface DriveResult {
 }
 
 /** Plan `sql` afresh (new dedup tables, as after a restart) and bind it to the gate. */
-async function planOn(s: Services, sql: string, gate: Gate): Promise<StreamingExecution> {
+export async function planOn(s: Services, sql: string, gate: Gate): Promise<StreamingExecution> {
   const planned = await s.planner.plan(sql, { user: ADMIN_USER, type: 'streaming' });
   if (!(planned instanceof StreamingExecution)) throw new Error(`not a streaming query: ${sql}`);
   return new StreamingExecution(

@@ -1,0 +1,68 @@
+/**
+ * A global aggregation EMIT ON UPDATE emits once per insert, as Proton emits per block, even when
+ * several inserts were committed while its last step ran (0034_emit_mode id 1 sends three inserts
+ * back to back and expects three emits). The gate (durable-driver.ts) holds the commits back and
+ * releases three at once, so the execution finds three inserts pending at one step.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Services } from '../../src/api/services.ts';
+import { storeRanges } from '../../src/streaming/store-ranges.ts';
+import { Gate, planOn } from '../helpers/durable-driver.ts';
+import { type Harness, startHarness } from '../helpers/harness.ts';
+import { eventually } from '../helpers/sql-calls.ts';
+
+let h: Harness;
+let s: Services;
+const ADMIN_USER = { username: 'admin', role: 'admin' as const };
+
+async function exec(sql: string): Promise<void> {
+  const plan = await s.planner.plan(sql, { user: ADMIN_USER });
+  if (plan.kind !== 'statement') throw new Error(`not a statement: ${sql}`);
+  await plan.run(new AbortController().signal);
+}
+
+before(async () => {
+  h = await startHarness();
+  s = h.trb.services;
+  await exec('CREATE STREAM per_insert (i int32)');
+});
+after(() => h.close());
+
+async function emitsOf(sql: string): Promise<unknown[][]> {
+  const gate = new Gate(storeRanges(s.streams));
+  gate.release(s.streams.committedSn('default', 'per_insert'));
+  const execution = await planOn(s, sql, gate);
+  const rows: unknown[][] = [];
+  const stop = new AbortController();
+  const done = execution.run(
+    { rows: (r) => void rows.push(...r.map((x) => JSON.parse(x) as unknown[])) },
+    stop.signal,
+  );
+  try {
+    const ends: number[] = [];
+    for (const i of [1, 2, 3]) {
+      await exec(`INSERT INTO per_insert (i) VALUES (${i})`);
+      ends.push(s.streams.committedSn('default', 'per_insert'));
+    }
+    // All three inserts become visible to the query at once, each as its own commit.
+    for (const end of ends) gate.release(end);
+    await eventually('three emits', async () => rows.length >= 3);
+  } finally {
+    stop.abort();
+    await done;
+  }
+  return rows;
+}
+
+test('global EMIT ON UPDATE: one emit per insert when three inserts are pending at one step', async () => {
+  const rows = await emitsOf('SELECT min(i), max(i), count() FROM per_insert EMIT ON UPDATE');
+  assert.deepEqual(
+    rows.map((r) => r.map(Number)),
+    [
+      [1, 1, 1],
+      [1, 2, 2],
+      [1, 3, 3],
+    ],
+  );
+});
