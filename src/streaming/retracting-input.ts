@@ -2,7 +2,7 @@ import type { Expr } from '../sql/ast/expression.ts';
 import type { EmitClause, FromItem, Query, SelectQuery, WithItem } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
 import { rangeSource } from '../stream/stream-reads.ts';
-import { type AggregateSplit, LIVE, NET_COUNT } from './aggregate-split.ts';
+import { type AggregateSplit, LATEST_SN, LATEST_SN_STATE, LIVE, NET_COUNT } from './aggregate-split.ts';
 import type { ChangelogConversion } from './changelog-rows.ts';
 import { NESTED_CHANGELOG_INPUT } from './retraction.ts';
 import type { BoundSource } from './stream-bindings.ts';
@@ -68,16 +68,19 @@ export function retractingInput(
 export function retractNetRows(split: AggregateSplit, state: string, filter: string): string {
   const columns = [...split.keyColumns, ...(split.argumentColumns ?? [])];
   const list = columns.join(', ');
-  const all = `SELECT ${list}${list ? ', ' : ''}sum(${NET_COUNT}) AS __n FROM ${state} WHERE ${filter}${list ? ` GROUP BY ${list}` : ''}`;
+  // Sequenced (group_array over a nested aggregation): each tuple's latest input `_tp_sn` too.
+  const sn = split.sequenced ? `, max(${LATEST_SN_STATE}) AS ${LATEST_SN}` : '';
+  const snColumn = split.sequenced ? `, ${LATEST_SN}` : '';
+  const all = `SELECT ${list}${list ? ', ' : ''}sum(${NET_COUNT}) AS __n${sn} FROM ${state} WHERE ${filter}${list ? ` GROUP BY ${list}` : ''}`;
   if (split.keepsEmpty) {
     // Dead tuples stay, once each, flagged: the aggregates' _if forms leave them out.
-    const flagged = `SELECT ${list}${list ? ', ' : ''}__n, __n > 0 AS ${LIVE} FROM (${all})`;
+    const flagged = `SELECT ${list}${list ? ', ' : ''}__n${snColumn}, __n > 0 AS ${LIVE} FROM (${all})`;
     if (split.weighted) return `(${flagged})`;
     return `(${flagged} ARRAY JOIN range(toUInt64(if(__n > 0, __n, 1))) AS __r)`;
   }
   const grouped = `${all} HAVING __n > 0`;
   if (split.weighted) return `(${grouped})`;
-  return `(SELECT ${list}${list ? ', ' : ''}__n FROM (${grouped}) ARRAY JOIN range(toUInt64(__n)) AS __r)`;
+  return `(SELECT ${list}${list ? ', ' : ''}__n${snColumn} FROM (${grouped}) ARRAY JOIN range(toUInt64(__n)) AS __r)`;
 }
 
 /**
@@ -113,8 +116,11 @@ export function feedingChangelog(q: Query): Query {
 export function retractCompact(split: AggregateSplit, table: string): string {
   const columns = [...split.keyColumns, ...(split.argumentColumns ?? [])];
   const list = columns.join(', ');
-  const inner = `SELECT ${list}${list ? ', ' : ''}sum(${NET_COUNT}) AS __net, max(__batch) AS __last FROM ${table}${list ? ` GROUP BY ${list}` : ''}`;
-  return `SELECT ${list}${list ? ', ' : ''}__net AS ${NET_COUNT}, __last AS __batch FROM (${inner}) WHERE __net != 0`;
+  // The columns in the fold's order (the table's rows are appended by position): ..., __d[, __s], __batch.
+  const sn = split.sequenced ? `, max(${LATEST_SN_STATE}) AS __last_sn` : '';
+  const snColumn = split.sequenced ? `, __last_sn AS ${LATEST_SN_STATE}` : '';
+  const inner = `SELECT ${list}${list ? ', ' : ''}sum(${NET_COUNT}) AS __net${sn}, max(__batch) AS __last FROM ${table}${list ? ` GROUP BY ${list}` : ''}`;
+  return `SELECT ${list}${list ? ', ' : ''}__net AS ${NET_COUNT}${snColumn}, __last AS __batch FROM (${inner}) WHERE __net != 0`;
 }
 
 /**
