@@ -126,28 +126,31 @@ export function retractCompact(split: AggregateSplit, table: string): string {
 /**
  * An aggregation reading its changelog input through subqueries, views or CTEs that project
  * columns (`SELECT i, k FROM vk WHERE ...`): `_tp_delta` is carried through each of them, as
- * Proton carries it, so the fold sees every row's sign.
+ * Proton carries it, so the fold sees every row's sign. Over a nested query's changelog (`nested`),
+ * its rows' `_tp_sn` too (the order a sequenced aggregation keeps, AggregateSplit.sequenced).
  */
-export function carryDelta(select: SelectQuery): SelectQuery {
+export function carryDelta(select: SelectQuery, nested = false): SelectQuery {
+  const carried = nested ? ['_tp_delta', '_tp_sn'] : ['_tp_delta'];
   const ctes = new Set<string>();
-  const from = select.from ? carryFrom(select.from, ctes) : undefined;
+  const from = select.from ? carryFrom(select.from, ctes, carried) : undefined;
   const withItems = select.with?.map(
-    (w): WithItem => (w.kind === 'Cte' && ctes.has(w.name) ? { ...w, query: carryQuery(w.query) } : w),
+    (w): WithItem =>
+      w.kind === 'Cte' && ctes.has(w.name) ? { ...w, query: carryQuery(w.query, carried) } : w,
   );
   return { ...select, ...(from ? { from } : {}), ...(withItems ? { with: withItems } : {}) };
 }
 
-function carryFrom(item: FromItem, ctes: Set<string>): FromItem {
+function carryFrom(item: FromItem, ctes: Set<string>, carried: readonly string[]): FromItem {
   switch (item.kind) {
     case 'SubqueryTable':
-      return { ...item, query: carryQuery(item.query) };
+      return { ...item, query: carryQuery(item.query, carried) };
     case 'Table':
       if (item.database === undefined && !item.name.startsWith('__trb_src_')) ctes.add(item.name);
       return item;
     case 'TableFunction': {
       const [first, ...rest] = item.args;
       if (first?.kind === 'Subquery')
-        return { ...item, args: [{ ...first, query: carryQuery(first.query) }, ...rest] };
+        return { ...item, args: [{ ...first, query: carryQuery(first.query, carried) }, ...rest] };
       if (first?.kind === 'Identifier' && first.parts.length === 1) ctes.add(first.parts[0] as string);
       return item;
     }
@@ -156,16 +159,17 @@ function carryFrom(item: FromItem, ctes: Set<string>): FromItem {
   }
 }
 
-function carryQuery(q: Query): Query {
+function carryQuery(q: Query, carried: readonly string[]): Query {
   if (q.kind !== 'Select') return q;
-  const inner = carryDelta(q);
-  const named = inner.columns.some(
-    (c) =>
-      c.kind === 'Asterisk' ||
-      (c.kind === 'Identifier' && c.parts.at(-1) === '_tp_delta') ||
-      (c.kind === 'Alias' && c.alias === '_tp_delta'),
+  const inner = carryDelta(q, carried.length > 1);
+  if (inner.columns.some((c) => c.kind === 'Asterisk')) return inner;
+  const missing = carried.filter(
+    (name) =>
+      !inner.columns.some(
+        (c) =>
+          (c.kind === 'Identifier' && c.parts.at(-1) === name) || (c.kind === 'Alias' && c.alias === name),
+      ),
   );
-  if (named) return inner;
-  const delta: Expr = { kind: 'Identifier', parts: ['_tp_delta'], span: NO_SPAN };
-  return { ...inner, columns: [...inner.columns, delta] };
+  const added = missing.map((name): Expr => ({ kind: 'Identifier', parts: [name], span: NO_SPAN }));
+  return { ...inner, columns: [...inner.columns, ...added] };
 }

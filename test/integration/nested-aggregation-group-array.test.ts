@@ -59,6 +59,29 @@ test('an inner group that changes moves to the end of the arrays, which stay ali
   await q.cancel();
 });
 
+test('through a subquery that filters and projects the inner rows, the emitted order is kept', async () => {
+  const st = await api.createStream('nga', '(id string, value_str string)');
+  const q = await api.start(
+    `select group_array(id) as ids, group_array(v) as vs from (select id, latest_value_str as v from ${inner(st)} where id != 'z')`,
+  );
+  await api.exec(`insert into ${st} (id, value_str) values ('c', '300.1'), ('a', '100.1'), ('z', '0.1')`);
+  await q.waitForRows(1);
+  await api.exec(`insert into ${st} (id, value_str) values ('a', '150.1'), ('b', '200.1')`);
+  await q.waitForRows(2);
+  // Hand-computed: z filtered out; a's new row is emitted with b's (ORDER BY id: a, then b).
+  assert.deepEqual(q.rows.slice(0, 2), [
+    [
+      ['a', 'c'],
+      ['100.1', '300.1'],
+    ],
+    [
+      ['c', 'a', 'b'],
+      ['300.1', '150.1', '200.1'],
+    ],
+  ]);
+  await q.cancel();
+});
+
 test('through a view, subscribed and recovered, the arrays go on from the checkpoint', async () => {
   const st = await api.createStream('nga', '(id string, value_str string)');
   const view = `${st}_v`;
