@@ -50,6 +50,12 @@ export interface AggregateSplit {
    * emitted, with the aggregates of no rows.
    */
   readonly keepsEmpty?: boolean;
+  /**
+   * Retracting, a `group_array` over a nested aggregation orders its values as the inner query
+   * emitted them: the state keeps each tuple's latest input `_tp_sn` (LATEST_SN_STATE) and the
+   * emit reads it as LATEST_SN.
+   */
+  readonly sequenced?: boolean;
 }
 
 /** The emit column of a retracting aggregation flagging live tuples (net count > 0). */
@@ -57,6 +63,12 @@ export const LIVE = '__live';
 
 /** The state column of a retracting aggregation's net count of a `(keys, args)` tuple. */
 export const NET_COUNT = '__d';
+
+/** The state column of a sequenced retracting aggregation: a tuple's latest input `_tp_sn`. */
+export const LATEST_SN_STATE = '__s';
+
+/** The emit column of a sequenced retracting aggregation: a tuple's latest input `_tp_sn`. */
+export const LATEST_SN = '__sn';
 
 export interface SplitOptions {
   /** The FROM is a window function. */
@@ -150,6 +162,7 @@ export function splitAggregation(select: SelectQuery, options: SplitOptions): Ag
     }
     return { ...c, name: /[A-Z]/.test(c.name) ? `${c.name}If` : `${c.name}_if`, args: [...c.args, live] };
   };
+  let sequenced = false;
   const retractCall = (call: FunctionCall): Expr => {
     checkRetractable(call, options.retract as string);
     const c = normalizeAggregate(call);
@@ -173,12 +186,19 @@ export function splitAggregation(select: SelectQuery, options: SplitOptions): Ag
     }
     // Proton's group_uniq_array over a changelog answers its values in order (0013 id 109).
     if (retractableBase(c.name) === 'group_uniq_array') return callOf('array_sort', rewritten);
-    // group_array over a nested aggregation's live rows: each value with the row's arguments, sorted
-    // by them (ARGUMENTS_KEY, all of them once known) so that several arrays stay aligned.
+    // group_array over a nested aggregation's live rows: each value with the row's latest input
+    // `_tp_sn` and its arguments (ARGUMENTS_KEY, all of them once known), sorted by them: the order
+    // the inner query emitted its current rows in, the same for every array so that they stay aligned.
     if (isNestedOnlyRetractable(c.name) && rewritten.args.length === 1) {
+      sequenced = true;
+      const key: Expr = {
+        kind: 'Tuple',
+        elements: [ident(LATEST_SN), ident(ARGUMENTS_KEY)],
+        span: NO_SPAN,
+      };
       const pairs = callOf(
         rewritten.name === c.name ? 'group_array' : 'group_array_if',
-        { kind: 'Tuple', elements: [ident(ARGUMENTS_KEY), rewritten.args[0] as Expr], span: NO_SPAN },
+        { kind: 'Tuple', elements: [key, rewritten.args[0] as Expr], span: NO_SPAN },
         ...rewritten.args.slice(1),
       );
       return callOf('array_map', lambdaSecond, callOf('array_sort', pairs));
@@ -262,6 +282,7 @@ export function splitAggregation(select: SelectQuery, options: SplitOptions): Ag
       ...aggregates.map((a, i) => alias(stateCall(a), stateColumns[i] as string)),
       ...args.map((a, i) => alias(a, argumentColumns[i] as string)),
       ...(options.retract ? [alias(callOf('sum', ident('_tp_delta')), NET_COUNT)] : []),
+      ...(sequenced ? [alias(callOf('max', ident('_tp_sn')), LATEST_SN_STATE)] : []),
     ],
     ...(select.from ? { from: select.from } : {}),
     ...(select.prewhere ? { prewhere: select.prewhere } : {}),
@@ -307,7 +328,7 @@ export function splitAggregation(select: SelectQuery, options: SplitOptions): Ag
     keyColumns,
     stateColumns,
     partitionColumns,
-    ...(options.retract ? { argumentColumns, weighted, keepsEmpty } : {}),
+    ...(options.retract ? { argumentColumns, weighted, keepsEmpty, sequenced } : {}),
     ...(windowStart !== undefined ? { windowStart: keyColumns[windowStart] } : {}),
     ...(windowEnd !== undefined ? { windowEnd: keyColumns[windowEnd] } : {}),
   };

@@ -2,7 +2,7 @@ import type { Expr } from '../sql/ast/expression.ts';
 import type { EmitClause, FromItem, Query, SelectQuery, WithItem } from '../sql/ast/query.ts';
 import { NO_SPAN } from '../sql/ast/span.ts';
 import { rangeSource } from '../stream/stream-reads.ts';
-import { type AggregateSplit, LIVE, NET_COUNT } from './aggregate-split.ts';
+import { type AggregateSplit, LATEST_SN, LATEST_SN_STATE, LIVE, NET_COUNT } from './aggregate-split.ts';
 import type { ChangelogConversion } from './changelog-rows.ts';
 import { NESTED_CHANGELOG_INPUT } from './retraction.ts';
 import type { BoundSource } from './stream-bindings.ts';
@@ -68,16 +68,19 @@ export function retractingInput(
 export function retractNetRows(split: AggregateSplit, state: string, filter: string): string {
   const columns = [...split.keyColumns, ...(split.argumentColumns ?? [])];
   const list = columns.join(', ');
-  const all = `SELECT ${list}${list ? ', ' : ''}sum(${NET_COUNT}) AS __n FROM ${state} WHERE ${filter}${list ? ` GROUP BY ${list}` : ''}`;
+  // Sequenced (group_array over a nested aggregation): each tuple's latest input `_tp_sn` too.
+  const sn = split.sequenced ? `, max(${LATEST_SN_STATE}) AS ${LATEST_SN}` : '';
+  const snColumn = split.sequenced ? `, ${LATEST_SN}` : '';
+  const all = `SELECT ${list}${list ? ', ' : ''}sum(${NET_COUNT}) AS __n${sn} FROM ${state} WHERE ${filter}${list ? ` GROUP BY ${list}` : ''}`;
   if (split.keepsEmpty) {
     // Dead tuples stay, once each, flagged: the aggregates' _if forms leave them out.
-    const flagged = `SELECT ${list}${list ? ', ' : ''}__n, __n > 0 AS ${LIVE} FROM (${all})`;
+    const flagged = `SELECT ${list}${list ? ', ' : ''}__n${snColumn}, __n > 0 AS ${LIVE} FROM (${all})`;
     if (split.weighted) return `(${flagged})`;
     return `(${flagged} ARRAY JOIN range(toUInt64(if(__n > 0, __n, 1))) AS __r)`;
   }
   const grouped = `${all} HAVING __n > 0`;
   if (split.weighted) return `(${grouped})`;
-  return `(SELECT ${list}${list ? ', ' : ''}__n FROM (${grouped}) ARRAY JOIN range(toUInt64(__n)) AS __r)`;
+  return `(SELECT ${list}${list ? ', ' : ''}__n${snColumn} FROM (${grouped}) ARRAY JOIN range(toUInt64(__n)) AS __r)`;
 }
 
 /**
@@ -113,35 +116,41 @@ export function feedingChangelog(q: Query): Query {
 export function retractCompact(split: AggregateSplit, table: string): string {
   const columns = [...split.keyColumns, ...(split.argumentColumns ?? [])];
   const list = columns.join(', ');
-  const inner = `SELECT ${list}${list ? ', ' : ''}sum(${NET_COUNT}) AS __net, max(__batch) AS __last FROM ${table}${list ? ` GROUP BY ${list}` : ''}`;
-  return `SELECT ${list}${list ? ', ' : ''}__net AS ${NET_COUNT}, __last AS __batch FROM (${inner}) WHERE __net != 0`;
+  // The columns in the fold's order (the table's rows are appended by position): ..., __d[, __s], __batch.
+  const sn = split.sequenced ? `, max(${LATEST_SN_STATE}) AS __last_sn` : '';
+  const snColumn = split.sequenced ? `, __last_sn AS ${LATEST_SN_STATE}` : '';
+  const inner = `SELECT ${list}${list ? ', ' : ''}sum(${NET_COUNT}) AS __net${sn}, max(__batch) AS __last FROM ${table}${list ? ` GROUP BY ${list}` : ''}`;
+  return `SELECT ${list}${list ? ', ' : ''}__net AS ${NET_COUNT}${snColumn}, __last AS __batch FROM (${inner}) WHERE __net != 0`;
 }
 
 /**
  * An aggregation reading its changelog input through subqueries, views or CTEs that project
  * columns (`SELECT i, k FROM vk WHERE ...`): `_tp_delta` is carried through each of them, as
- * Proton carries it, so the fold sees every row's sign.
+ * Proton carries it, so the fold sees every row's sign. Over a nested query's changelog (`nested`),
+ * its rows' `_tp_sn` too (the order a sequenced aggregation keeps, AggregateSplit.sequenced).
  */
-export function carryDelta(select: SelectQuery): SelectQuery {
+export function carryDelta(select: SelectQuery, nested = false): SelectQuery {
+  const carried = nested ? ['_tp_delta', '_tp_sn'] : ['_tp_delta'];
   const ctes = new Set<string>();
-  const from = select.from ? carryFrom(select.from, ctes) : undefined;
+  const from = select.from ? carryFrom(select.from, ctes, carried) : undefined;
   const withItems = select.with?.map(
-    (w): WithItem => (w.kind === 'Cte' && ctes.has(w.name) ? { ...w, query: carryQuery(w.query) } : w),
+    (w): WithItem =>
+      w.kind === 'Cte' && ctes.has(w.name) ? { ...w, query: carryQuery(w.query, carried) } : w,
   );
   return { ...select, ...(from ? { from } : {}), ...(withItems ? { with: withItems } : {}) };
 }
 
-function carryFrom(item: FromItem, ctes: Set<string>): FromItem {
+function carryFrom(item: FromItem, ctes: Set<string>, carried: readonly string[]): FromItem {
   switch (item.kind) {
     case 'SubqueryTable':
-      return { ...item, query: carryQuery(item.query) };
+      return { ...item, query: carryQuery(item.query, carried) };
     case 'Table':
       if (item.database === undefined && !item.name.startsWith('__trb_src_')) ctes.add(item.name);
       return item;
     case 'TableFunction': {
       const [first, ...rest] = item.args;
       if (first?.kind === 'Subquery')
-        return { ...item, args: [{ ...first, query: carryQuery(first.query) }, ...rest] };
+        return { ...item, args: [{ ...first, query: carryQuery(first.query, carried) }, ...rest] };
       if (first?.kind === 'Identifier' && first.parts.length === 1) ctes.add(first.parts[0] as string);
       return item;
     }
@@ -150,16 +159,17 @@ function carryFrom(item: FromItem, ctes: Set<string>): FromItem {
   }
 }
 
-function carryQuery(q: Query): Query {
+function carryQuery(q: Query, carried: readonly string[]): Query {
   if (q.kind !== 'Select') return q;
-  const inner = carryDelta(q);
-  const named = inner.columns.some(
-    (c) =>
-      c.kind === 'Asterisk' ||
-      (c.kind === 'Identifier' && c.parts.at(-1) === '_tp_delta') ||
-      (c.kind === 'Alias' && c.alias === '_tp_delta'),
+  const inner = carryDelta(q, carried.length > 1);
+  if (inner.columns.some((c) => c.kind === 'Asterisk')) return inner;
+  const missing = carried.filter(
+    (name) =>
+      !inner.columns.some(
+        (c) =>
+          (c.kind === 'Identifier' && c.parts.at(-1) === name) || (c.kind === 'Alias' && c.alias === name),
+      ),
   );
-  if (named) return inner;
-  const delta: Expr = { kind: 'Identifier', parts: ['_tp_delta'], span: NO_SPAN };
-  return { ...inner, columns: [...inner.columns, delta] };
+  const added = missing.map((name): Expr => ({ kind: 'Identifier', parts: [name], span: NO_SPAN }));
+  return { ...inner, columns: [...inner.columns, ...added] };
 }

@@ -61,9 +61,10 @@ export const NESTED_CHANGELOG_INPUT = 'a query with EMIT CHANGELOG';
 
 /**
  * `group_array` over a nested aggregation's result (0018_query_state6_view ids 162, 163: Proton
- * answers the array of the inner result's current rows): computed over the live tuples, ordered
- * by all the aggregation's arguments so that several arrays stay aligned. Not over changelog
- * streams, whose order of updates it would have to keep.
+ * answers the array of the inner result's current rows): computed over the live tuples, in the
+ * order the inner query emitted them (each tuple's latest `_tp_sn`, then its arguments; 0007 id 6),
+ * the same for every array so that several stay aligned (AggregateSplit.sequenced). Not over
+ * changelog streams, whose order of updates it would have to keep.
  */
 export function isNestedOnlyRetractable(name: string): boolean {
   return name.toLowerCase() === 'group_array';

@@ -62,7 +62,7 @@ import {
   retractingInput,
   retractNetRows,
 } from './retracting-input.ts';
-import { isNestedOnlyRetractable, retractableBase } from './retraction.ts';
+import { isNestedOnlyRetractable, NESTED_CHANGELOG_INPUT, retractableBase } from './retraction.ts';
 import { nestSessionJoin } from './session-join-nest.ts';
 import { planSession, SESSION_ROWS, SESSION_VERSION, sessionRowsSql } from './session-planner.ts';
 import { P, SqlTemplate } from './sql-template.ts';
@@ -716,7 +716,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       const source = sources[retract.index];
       if (source?.kind === 'stream' && ctx.committedSn(source.key) >= 0) backfill = true;
     }
-    if (!joinDelta) select = carryDelta(select);
+    if (!joinDelta) select = carryDelta(select, retract.description === NESTED_CHANGELOG_INPUT);
   }
   if (wf && wf.name.toLowerCase() === 'session') {
     if (joinDelta)
