@@ -322,14 +322,16 @@ export class StreamingExecution implements RowsPlan {
             cursors.length === 1 &&
             this.program.aggregation?.window?.insertLate !== undefined &&
             !(this.program.policy.shape === 'window' && this.program.policy.onUpdate);
-          // A global aggregation EMIT ON UPDATE emits once per insert, as Proton emits per block:
-          // its live steps take one insert each, however many arrived during the last step.
+          // A global aggregation or a session window EMIT ON UPDATE emits once per insert, as
+          // Proton emits per block: its live steps take one insert each, however many arrived
+          // during the last step.
           const perInsert =
             !this.backfill &&
-            this.program.aggregation !== undefined &&
-            policy.shape === 'global' &&
+            policy.shape !== 'tail' &&
             policy.onUpdate &&
-            !policy.periodicMs;
+            !policy.periodicMs &&
+            ((this.program.aggregation !== undefined && policy.shape === 'global') ||
+              (this.program.session !== undefined && policy.shape === 'window'));
           const stepRanges = cursors.map((c): [number, number] => {
             const oneCommit = (windowed && !cutting) || perInsert;
             const r = c.pending > 0 ? c.nextRange(MAX_STEP_ROWS, oneCommit) : { lo: c.after, hi: c.after };

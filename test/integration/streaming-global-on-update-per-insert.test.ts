@@ -29,9 +29,13 @@ before(async () => {
 });
 after(() => h.close());
 
-async function emitsOf(sql: string): Promise<unknown[][]> {
+async function emitsOf(
+  sql: string,
+  stream = 'per_insert',
+  insert = (i: number) => `INSERT INTO per_insert (i) VALUES (${i})`,
+): Promise<unknown[][]> {
   const gate = new Gate(storeRanges(s.streams));
-  gate.release(s.streams.committedSn('default', 'per_insert'));
+  gate.release(s.streams.committedSn('default', stream));
   const execution = await planOn(s, sql, gate);
   const rows: unknown[][] = [];
   const stop = new AbortController();
@@ -42,8 +46,8 @@ async function emitsOf(sql: string): Promise<unknown[][]> {
   try {
     const ends: number[] = [];
     for (const i of [1, 2, 3]) {
-      await exec(`INSERT INTO per_insert (i) VALUES (${i})`);
-      ends.push(s.streams.committedSn('default', 'per_insert'));
+      await exec(insert(i));
+      ends.push(s.streams.committedSn('default', stream));
     }
     // All three inserts become visible to the query at once, each as its own commit.
     for (const end of ends) gate.release(end);
@@ -63,6 +67,23 @@ test('global EMIT ON UPDATE: one emit per insert when three inserts are pending 
       [1, 1, 1],
       [1, 2, 2],
       [1, 3, 3],
+    ],
+  );
+});
+
+test('session EMIT ON UPDATE: the open session after each insert when three inserts are pending at one step', async () => {
+  await exec('CREATE STREAM per_insert_s (i int32, t datetime64(3))');
+  const rows = await emitsOf(
+    'SELECT window_start, min(i), max(i), count() FROM session(per_insert_s, t, 5m) GROUP BY window_start EMIT ON UPDATE',
+    'per_insert_s',
+    (i) => `INSERT INTO per_insert_s (i, t) VALUES (${i}, '2024-01-24 10:00:0${i * 2}')`,
+  );
+  assert.deepEqual(
+    rows.map((r) => [String(r[0]).slice(0, 19), ...r.slice(1).map(Number)]),
+    [
+      ['2024-01-24 10:00:02', 1, 1, 1],
+      ['2024-01-24 10:00:02', 1, 2, 2],
+      ['2024-01-24 10:00:02', 1, 3, 3],
     ],
   );
 });
