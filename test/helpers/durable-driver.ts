@@ -13,8 +13,7 @@ import { type OutputTag, tagAfter } from '../../src/streaming/result-sink.ts';
 import type { CommittedRanges } from '../../src/streaming/source-cursor.ts';
 import { storeRanges } from '../../src/streaming/store-ranges.ts';
 import { StreamingExecution } from '../../src/streaming/streaming-execution.ts';
-
-const ADMIN_USER = { username: 'admin', role: 'admin' as const };
+import { ADMIN_USER } from './services-sql.ts';
 
 export class Crash extends Error {
   constructor(where: string) {

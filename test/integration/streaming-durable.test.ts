@@ -17,18 +17,13 @@ import { durabilityRefusal } from '../../src/streaming/durability-refusal.ts';
 import { StreamingExecution } from '../../src/streaming/streaming-execution.ts';
 import { type DriveOptions, drive } from '../helpers/durable-driver.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
+import { ADMIN_USER, runStatement } from '../helpers/services-sql.ts';
 
 let h: Harness;
 let s: Services;
 /** The last committed `_tp_sn` after each insert batch. */
 const boundaries: number[] = [];
-const ADMIN_USER = { username: 'admin', role: 'admin' as const };
-
-async function exec(sql: string): Promise<void> {
-  const plan = await s.planner.plan(sql, { user: ADMIN_USER });
-  if (plan.kind !== 'statement') throw new Error(`not a statement: ${sql}`);
-  await plan.run(new AbortController().signal);
-}
+const exec = (sql: string) => runStatement(s, sql);
 
 before(async () => {
   h = await startHarness();

@@ -10,17 +10,12 @@ import type { Services } from '../../src/api/services.ts';
 import { storeRanges } from '../../src/streaming/store-ranges.ts';
 import { Gate, planOn } from '../helpers/durable-driver.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
+import { runStatement } from '../helpers/services-sql.ts';
 import { eventually } from '../helpers/sql-calls.ts';
 
 let h: Harness;
 let s: Services;
-const ADMIN_USER = { username: 'admin', role: 'admin' as const };
-
-async function exec(sql: string): Promise<void> {
-  const plan = await s.planner.plan(sql, { user: ADMIN_USER });
-  if (plan.kind !== 'statement') throw new Error(`not a statement: ${sql}`);
-  await plan.run(new AbortController().signal);
-}
+const exec = (sql: string) => runStatement(s, sql);
 
 before(async () => {
   h = await startHarness();

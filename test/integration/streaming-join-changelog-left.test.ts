@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { assertSameRows, type Row, StreamingApi, type StreamingQuery } from '../helpers/streaming-client.ts';
+import { assertSameRows, StreamingApi } from '../helpers/streaming-client.ts';
 
 let api: StreamingApi;
 before(async () => {
@@ -21,11 +21,6 @@ after(async () => {
 
 const kv = (prefix: string, columns: string, key: string) =>
   api.createStream(prefix, `(${columns}) PRIMARY KEY ${key} SETTINGS mode='versioned_kv'`);
-
-async function settled(q: StreamingQuery, n: number): Promise<Row[]> {
-  await q.waitForRows(n);
-  return q.waitForQuiet(300);
-}
 
 test('an aggregation written directly over versioned_kv LEFT JOIN versioned_kv retracts as the subquery form does', async () => {
   const l = await kv('al', 'i int32, k string', 'i');
@@ -134,11 +129,11 @@ test('a global aggregation and a tumble window written directly over a LEFT JOIN
     [3, 31],
     [4, 31],
   ]);
-  assert.deepEqual(await settled(windowed, 2), [
+  assert.deepEqual(await windowed.settle(2, 300), [
     ['2024-01-01 00:00:00.000', 2, 3, 21],
     ['2024-01-01 00:00:05.000', 1, 3, 10],
   ]);
-  assert.deepEqual(await settled(byTpTime, 2), [
+  assert.deepEqual(await byTpTime.settle(2, 300), [
     ['2024-01-01 00:00:00.000', 2],
     ['2024-01-01 00:00:05.000', 1],
   ]);
@@ -230,12 +225,12 @@ test('a subscribed LEFT JOIN chain of three versioned_kv streams is checkpointed
   );
   await q.waitForScanned(0);
   await api.exec(`INSERT INTO ${a} (k, x) VALUES ('p', 1), ('q', 2)`);
-  assertSameRows(await settled(q, 2), [
+  assertSameRows(await q.settle(2, 300), [
     ['p', 1, 0, 0, 1],
     ['q', 2, 0, 0, 1],
   ]);
   await api.exec(`INSERT INTO ${b} (k, y) VALUES ('p', 10)`);
-  assert.deepEqual((await settled(q, 4)).slice(2), [
+  assert.deepEqual((await q.settle(4, 300)).slice(2), [
     ['p', 1, 0, 0, -1],
     ['p', 1, 10, 0, 1],
   ]);
@@ -244,7 +239,7 @@ test('a subscribed LEFT JOIN chain of three versioned_kv streams is checkpointed
   await api.exec(`INSERT INTO ${c} (k, z) VALUES ('q', 200)`);
   await api.exec(`INSERT INTO ${a} (k, x) VALUES ('p', 3)`);
   const rec = await api.start(`RECOVER FROM '${q.id}'`);
-  assertSameRows(await settled(rec, 4), [
+  assertSameRows(await rec.settle(4, 300), [
     ['q', 2, 0, 0, -1],
     ['q', 2, 0, 200, 1],
     ['p', 1, 10, 0, -1],
@@ -252,7 +247,7 @@ test('a subscribed LEFT JOIN chain of three versioned_kv streams is checkpointed
   ]);
   // After the restore the sides are what they were before and during the pause.
   await api.exec(`INSERT INTO ${c} (k, z) VALUES ('p', 100)`);
-  assert.deepEqual((await settled(rec, 6)).slice(4), [
+  assert.deepEqual((await rec.settle(6, 300)).slice(4), [
     ['p', 3, 10, 0, -1],
     ['p', 3, 10, 100, 1],
   ]);
@@ -280,7 +275,7 @@ test('a subscribed aggregation over a LEFT JOIN of versioned_kv streams is check
   await api.exec(`INSERT INTO ${b} (j, kk) VALUES (11, 'y')`);
   await api.exec(`INSERT INTO ${a} (i, k) VALUES (3, 'x')`);
   const rec = await api.start(`RECOVER FROM '${q.id}'`);
-  assertSameRows(await settled(rec, 4), [
+  assertSameRows(await rec.settle(4, 300), [
     ['y', 1, 0, -1],
     ['y', 1, 11, 1],
     ['x', 1, 10, -1],
@@ -288,7 +283,7 @@ test('a subscribed aggregation over a LEFT JOIN of versioned_kv streams is check
   ]);
   // 10 moves off x: both x rows are back to defaults.
   await api.exec(`INSERT INTO ${b} (j, kk) VALUES (10, 'z')`);
-  assert.deepEqual((await settled(rec, 6)).slice(4), [
+  assert.deepEqual((await rec.settle(6, 300)).slice(4), [
     ['x', 2, 20, -1],
     ['x', 2, 0, 1],
   ]);

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { assertSameRows, type Row, StreamingApi, type StreamingQuery } from '../helpers/streaming-client.ts';
+import { assertSameRows, type Row, StreamingApi } from '../helpers/streaming-client.ts';
 
 let api: StreamingApi;
 before(async () => {
@@ -24,11 +24,6 @@ async function keptRows(): Promise<number> {
   );
   await q.waitForEnd();
   return Number(q.rows[0]?.[0] ?? 0);
-}
-
-async function settled(q: StreamingQuery, n: number): Promise<Row[]> {
-  await q.waitForRows(n);
-  return q.waitForQuiet(300);
 }
 
 /** The net multiset of a changelog's rows: each row (without its sign) with the sum of its signs. */
@@ -62,7 +57,7 @@ test('changelog JOIN versioned_kv over 70 steps: compacted kept state, the same 
     expected.push([v, v - 1, -1], [v, v, 1]);
     await q.waitForRows(expected.length);
   }
-  const rows = await settled(q, expected.length);
+  const rows = await q.settle(expected.length, 300);
   assertSameRows(rows, expected);
   assert.deepEqual([...net(rows)], [[JSON.stringify([70, 70]), 1]]);
   // 140 rows went into a and 72 into b; the tables hold the state (a row per side and key) and
@@ -71,7 +66,7 @@ test('changelog JOIN versioned_kv over 70 steps: compacted kept state, the same 
   assert.ok(kept > 0 && kept < 40, `kept rows ${kept}`);
   // A new row of a meets b's latest row only.
   await api.exec(`INSERT INTO ${a} (i, k, _tp_delta) VALUES (100, 'k', 1), (101, 'other', 1)`);
-  assertSameRows((await settled(q, expected.length + 2)).slice(expected.length), [
+  assertSameRows((await q.settle(expected.length + 2, 300)).slice(expected.length), [
     [100, 70, 1],
     [101, -1, 1],
   ]);
@@ -88,12 +83,12 @@ test('a side whose history is read in one step is compacted at once: the kept ro
   const q = await api.start(`SELECT a.k, x, y, _tp_delta FROM ${a} AS a INNER JOIN ${b} AS b ON a.k = b.k`);
   // The state: each key's last version joined once.
   assertSameRows(
-    await settled(q, 10),
+    await q.settle(10, 300),
     Array.from({ length: 10 }, (_, k) => [k, 19990 + k, k * 100, 1]),
   );
   assert.equal(await keptRows(), 20, 'one row per key and side');
   await api.exec(`INSERT INTO ${a} (k, x) VALUES (3, 1)`);
-  assertSameRows((await settled(q, 12)).slice(10), [
+  assertSameRows((await q.settle(12, 300)).slice(10), [
     [3, 19993, 300, -1],
     [3, 1, 300, 1],
   ]);
@@ -109,20 +104,20 @@ test('a subscribed join of versioned_kv streams is checkpointed: RECOVER rebuild
   await q.waitForScanned(0);
   await api.exec(`INSERT INTO ${a} (k, x) VALUES ('p', 1), ('q', 2)`);
   await api.exec(`INSERT INTO ${b} (k, y) VALUES ('p', 10)`);
-  assertSameRows(await settled(q, 1), [['p', 1, 10, 1]]);
+  assertSameRows(await q.settle(1, 300), [['p', 1, 10, 1]]);
   await q.cancel();
   // While the query is away: q gets its b row, p a new x.
   await api.exec(`INSERT INTO ${b} (k, y) VALUES ('q', 20)`);
   await api.exec(`INSERT INTO ${a} (k, x) VALUES ('p', 3)`);
   const rec = await api.start(`RECOVER FROM '${q.id}'`);
-  assertSameRows(await settled(rec, 3), [
+  assertSameRows(await rec.settle(3, 300), [
     ['q', 2, 20, 1],
     ['p', 1, 10, -1],
     ['p', 3, 10, 1],
   ]);
   // After the restore, the sides are what they were before and during the pause.
   await api.exec(`INSERT INTO ${b} (k, y) VALUES ('p', 30)`);
-  assertSameRows((await settled(rec, 5)).slice(3), [
+  assertSameRows((await rec.settle(5, 300)).slice(3), [
     ['p', 3, 10, -1],
     ['p', 3, 30, 1],
   ]);
@@ -138,12 +133,12 @@ test('a subscribed LEFT JOIN of versioned_kv streams is checkpointed: RECOVER re
   );
   await q.waitForScanned(0);
   await api.exec(`INSERT INTO ${a} (k, x) VALUES ('p', 1), ('q', 2)`);
-  assertSameRows(await settled(q, 2), [
+  assertSameRows(await q.settle(2, 300), [
     ['p', 1, 0, 1],
     ['q', 2, 0, 1],
   ]);
   await api.exec(`INSERT INTO ${b} (k, y) VALUES ('p', 10)`);
-  assertSameRows((await settled(q, 4)).slice(2), [
+  assertSameRows((await q.settle(4, 300)).slice(2), [
     ['p', 1, 0, -1],
     ['p', 1, 10, 1],
   ]);
@@ -152,7 +147,7 @@ test('a subscribed LEFT JOIN of versioned_kv streams is checkpointed: RECOVER re
   await api.exec(`INSERT INTO ${b} (k, y) VALUES ('q', 20)`);
   await api.exec(`INSERT INTO ${a} (k, x) VALUES ('p', 3)`);
   const rec = await api.start(`RECOVER FROM '${q.id}'`);
-  assertSameRows(await settled(rec, 4), [
+  assertSameRows(await rec.settle(4, 300), [
     ['q', 2, 0, -1],
     ['q', 2, 20, 1],
     ['p', 1, 10, -1],
@@ -160,7 +155,7 @@ test('a subscribed LEFT JOIN of versioned_kv streams is checkpointed: RECOVER re
   ]);
   // p's b row replaced.
   await api.exec(`INSERT INTO ${b} (k, y) VALUES ('p', 30)`);
-  assertSameRows((await settled(rec, 6)).slice(4), [
+  assertSameRows((await rec.settle(6, 300)).slice(4), [
     ['p', 3, 10, -1],
     ['p', 3, 30, 1],
   ]);
@@ -180,8 +175,8 @@ test('a subscribed append JOIN versioned_kv (INNER, LEFT) is checkpointed: RECOV
   await api.exec(`INSERT INTO ${r} (ii, ss) VALUES (1, 'a'), (2, 'b')`);
   await inner.waitForQuiet(300);
   await api.exec(`INSERT INTO ${l} (i, s) VALUES (10, 'a'), (11, 'c')`);
-  assertSameRows(await settled(inner, 1), [[10, 1]]);
-  assertSameRows(await settled(left, 2), [
+  assertSameRows(await inner.settle(1, 300), [[10, 1]]);
+  assertSameRows(await left.settle(2, 300), [
     [10, 1],
     [11, 0],
   ]);
@@ -191,12 +186,12 @@ test('a subscribed append JOIN versioned_kv (INNER, LEFT) is checkpointed: RECOV
   const innerRec = await api.start(`RECOVER FROM '${inner.id}'`);
   const leftRec = await api.start(`RECOVER FROM '${left.id}'`);
   await api.exec(`INSERT INTO ${l} (i, s) VALUES (20, 'a'), (30, 'b'), (40, 'c'), (50, 'd')`);
-  assertSameRows(await settled(innerRec, 3), [
+  assertSameRows(await innerRec.settle(3, 300), [
     [20, 3],
     [30, 2],
     [40, 4],
   ]);
-  assertSameRows(await settled(leftRec, 4), [
+  assertSameRows(await leftRec.settle(4, 300), [
     [20, 3],
     [30, 2],
     [40, 4],
@@ -218,14 +213,14 @@ test('a subscribed append JOIN changelog(s, key) keeps its state from the first 
   await api.exec(`INSERT INTO ${r} (j, kk) VALUES (2, 'b')`);
   await q.waitForQuiet(300);
   await api.exec(`INSERT INTO ${l} (i, k) VALUES (10, 'a'), (11, 'b')`);
-  assertSameRows(await settled(q, 1), [[11, 2]]);
+  assertSameRows(await q.settle(1, 300), [[11, 2]]);
   await q.cancel();
   // While away: b's key gets a new version, c its first.
   await api.exec(`INSERT INTO ${r} (j, kk) VALUES (3, 'b'), (4, 'c')`);
   const rec = await api.start(`RECOVER FROM '${q.id}'`);
   await api.exec(`INSERT INTO ${l} (i, k) VALUES (20, 'a'), (21, 'b'), (22, 'c')`);
   // a: still none (its row came before the first run); b: the version of the pause; c too.
-  assertSameRows(await settled(rec, 2), [
+  assertSameRows(await rec.settle(2, 300), [
     [21, 3],
     [22, 4],
   ]);

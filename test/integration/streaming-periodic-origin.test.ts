@@ -14,16 +14,11 @@ import { after, before, mock, test } from 'node:test';
 import type { Services } from '../../src/api/services.ts';
 import { StreamingExecution } from '../../src/streaming/streaming-execution.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
+import { ADMIN_USER, runStatement } from '../helpers/services-sql.ts';
 
 let h: Harness;
 let s: Services;
-const ADMIN_USER = { username: 'admin', role: 'admin' as const };
-
-async function exec(sql: string): Promise<void> {
-  const plan = await s.planner.plan(sql, { user: ADMIN_USER });
-  if (plan.kind !== 'statement') throw new Error(`not a statement: ${sql}`);
-  await plan.run(new AbortController().signal);
-}
+const exec = (sql: string) => runStatement(s, sql);
 
 before(async () => {
   h = await startHarness();
