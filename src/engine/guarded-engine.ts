@@ -1,5 +1,7 @@
 import type { Engine, EngineChunk, EngineQueryOptions } from './engine.ts';
 
+const same = (sql: string): string => sql;
+
 /** Runs a piece of engine work inside some lock and answers its result. */
 export type Guard = <T>(work: () => Promise<T>) => Promise<T>;
 
@@ -7,14 +9,16 @@ export type Guard = <T>(work: () => Promise<T>) => Promise<T>;
  * The same engine, with every statement run inside `guard` (a streamed result holds it until the
  * last chunk is consumed or the iteration stops). Queries reading streams use it to hold their
  * streams' flush locks (src/stream/flush-lock.ts) for exactly as long as the engine reads.
+ * `rewrite` sees each statement inside the guard, where what the lock protects holds still (the
+ * streaming executor points range reads at a stream's front there).
  */
-export function guardedEngine(engine: Engine, guard: Guard): Engine {
+export function guardedEngine(engine: Engine, guard: Guard, rewrite: (sql: string) => string = same): Engine {
   return {
     get dataPath() {
       return engine.dataPath;
     },
-    query: (sql, options) => guard(() => engine.query(sql, options)),
-    stream: (sql, options) => guardedStream(engine, guard, sql, options),
+    query: (sql, options) => guard(() => engine.query(rewrite(sql), options)),
+    stream: (sql, options) => guardedStream(engine, guard, sql, options, rewrite),
     insert: (table, payload, options) => guard(() => engine.insert(table, payload, options)),
     ping: () => engine.ping(),
     load: () => engine.load(),
@@ -27,6 +31,7 @@ async function* guardedStream(
   guard: Guard,
   sql: string,
   options: EngineQueryOptions | undefined,
+  rewrite: (sql: string) => string,
 ): AsyncGenerator<EngineChunk> {
   let release!: () => void;
   const released = new Promise<void>((resolve) => {
@@ -42,7 +47,7 @@ async function* guardedStream(
   });
   await inside;
   try {
-    yield* engine.stream(sql, options);
+    yield* engine.stream(rewrite(sql), options);
   } finally {
     release();
     await held;

@@ -6,7 +6,7 @@ export interface BufferFlusherOptions {
   /** `db.name`, for logs. */
   key: string;
   policy: BufferPolicy;
-  /** Move every buffered row into the MergeTree (`OPTIMIZE TABLE <front>`). */
+  /** Move every row of the front into the MergeTree (stream-tables.ts, `moveFrontStatements`). */
   flush: () => Promise<void>;
   logger?: Logger;
   /** How long a due flush waits politely for a moment with no read inside (ms; default 1000). */
@@ -18,10 +18,10 @@ export interface BufferFlusherOptions {
 type Due = 'no' | 'polite' | 'urgent';
 
 /**
- * Flushes one hybrid stream's Buffer into its MergeTree, under the stream's FlushLock so that no
- * read of the front table overlaps a flush (flush-lock.ts says why). The Buffer table itself is
- * created with thresholds it never reaches; this class applies the policy instead, with the
- * engine's rule: flush when the time, rows and bytes minimums are all reached, or any maximum is.
+ * Moves one hybrid stream's front (a Buffer) into its MergeTree, under the stream's FlushLock so
+ * that no read of the stream overlaps a move (while a move runs, its rows are in both tables). The
+ * front is created with thresholds it never reaches; this class applies the policy instead, with
+ * the engine's rule: move when the time, rows and bytes minimums are all reached, or any maximum is.
  *
  * A flush due by the minimums or by time is polite (it waits for a moment with no read inside, up
  * to `patienceMs`, before holding reads back); one due to the row or byte maximum is urgent.

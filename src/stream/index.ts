@@ -38,5 +38,5 @@ export {
   type StreamStoreOptions,
   type StreamTestHooks,
 } from './stream-store.ts';
-export { frontTable, historyTable } from './stream-tables.ts';
+export { historyTable, readTable } from './stream-tables.ts';
 export type { CommitResult } from './stream-writer.ts';

@@ -3,7 +3,7 @@ import { quoteIdent, quoteString } from '../engine/settings-clause.ts';
 import type { Logger } from '../log/logger.ts';
 import type { PayloadFormat } from './ingest-batch.ts';
 import { type StreamDefinition, TP_SN, TP_TIME } from './stream-definition.ts';
-import { frontTable, ingestComment, insertSettings } from './stream-tables.ts';
+import { ingestComment, insertSettings, writeTable } from './stream-tables.ts';
 
 /** The engine database of the staging tables (dropped and created again at start). */
 export const STAGE_DB = '_tributary_stage';
@@ -199,7 +199,7 @@ export class StageArea {
     if (!slot || n !== count || slot.def !== def || slot.shape !== rows.columns.join('\u0001')) return false;
     const cols = rows.columns.map(quoteIdent).join(', ');
     await this.engine.query(
-      `INSERT INTO ${frontTable(def)} (${cols}) SELECT ${cols} FROM ${quoteIdent(STAGE_DB)}.${quoteIdent(slot.table)}` +
+      `INSERT INTO ${writeTable(def)} (${cols}) SELECT ${cols} FROM ${quoteIdent(STAGE_DB)}.${quoteIdent(slot.table)}` +
         // One reading thread: the Memory table's blocks come out in the order they were staged,
         // so `_tp_sn` (first + the row's position in the insert) numbers them as a replay would.
         ` SETTINGS log_comment = ${quoteString(ingestComment(first, time, shard))}, max_threads = 1`,

@@ -4,22 +4,26 @@ import type { Logger } from '../log/logger.ts';
 import { type ColumnChange, columnMapping, stepsOrigin } from './alter-columns.ts';
 import type { StreamDefinition } from './stream-definition.ts';
 import {
-  bufferStatement,
   columnDdl,
   createStatements,
-  frontTable,
+  frontDropStatements,
+  frontStatements,
   historyTable,
   historyTableName,
+  moveFrontStatements,
   qualify,
+  readTable,
+  writeTable,
 } from './stream-tables.ts';
 
 /**
  * The engine side of ALTER STREAM's column commands and RENAME STREAM (README.md, "ALTER STREAM").
  *
- * A Buffer table takes ADD/DROP/MODIFY COLUMN but not RENAME COLUMN (measured: code 48), and it
- * names its MergeTree, so it cannot follow a rename either. The Buffer of a hybrid stream is
- * therefore flushed, dropped, and created again around the MergeTree's ALTERs; the caller holds
- * ingest back meanwhile (IngestGate). streaming/memory streams rebuild their Memory table.
+ * A Buffer table takes ADD/DROP/MODIFY COLUMN but not RENAME COLUMN (measured: code 48), and the
+ * Merge table names its tables by pattern, so neither can follow a rename. The front and Merge
+ * tables of a hybrid stream are therefore emptied (the front moved into the MergeTree), dropped,
+ * and created again around the MergeTree's ALTERs; the caller holds ingest back meanwhile
+ * (IngestGate). streaming/memory streams rebuild their Memory table.
  */
 
 /** One command applied to the definition it produced (`def`) from the one before it (`before`). */
@@ -104,7 +108,7 @@ async function alterTable(
 async function rebuildMemoryTable(engine: Engine, steps: readonly AlterStep[]): Promise<void> {
   const first = steps[0] as AlterStep;
   const last = steps.at(-1) as AlterStep;
-  const front = frontTable(first.before);
+  const front = readTable(first.before);
   const scratchName = `.tp_alter.${last.def.name}`;
   const scratch = qualify(last.def.db, scratchName);
   await engine.query(`DROP TABLE IF EXISTS ${scratch}`);
@@ -138,7 +142,7 @@ export async function alterStreamTables(
   const history = historyTable(def);
   if (!history) {
     if (steps.every((s) => s.change.kind === 'comment')) {
-      const r = await alterTable(engine, frontTable(def), steps, false);
+      const r = await alterTable(engine, readTable(def), steps, false);
       return { ...r, frontGapMs: 0 };
     }
     try {
@@ -149,31 +153,38 @@ export async function alterStreamTables(
     }
   }
   if (steps.every((s) => s.change.kind === 'comment')) {
-    // Comments change no data: both tables take them in place, no flush needed.
+    // Comments change no data: the tables take them in place, no move needed.
     const r = await alterTable(engine, history, steps, true);
-    const front = await alterTable(engine, frontTable(def), steps.slice(0, r.applied), false);
-    return { applied: r.applied, error: r.error ?? front.error, frontGapMs: 0 };
+    const front = await alterTable(engine, writeTable(def), steps.slice(0, r.applied), false);
+    const read = await alterTable(engine, readTable(def), steps.slice(0, r.applied), false);
+    return { applied: r.applied, error: r.error ?? front.error ?? read.error, frontGapMs: 0 };
   }
-  const front = frontTable(def);
-  // The caller flushed the Buffer (every acknowledged row is in the MergeTree) and holds reads back.
-  await engine.query(`OPTIMIZE TABLE ${front}`);
+  // The caller moved the front into the MergeTree (every acknowledged row is there) and holds
+  // reads and ingest back; what a move left is moved again before the front is rebuilt.
+  await emptyFront(engine, def);
   const dropped = performance.now();
-  await engine.query(`DROP TABLE IF EXISTS ${front} SYNC`);
+  for (const sql of frontDropStatements(def)) await engine.query(sql);
   const r = await alterTable(engine, history, steps, true);
   const now = r.applied > 0 ? (steps[r.applied - 1] as AlterStep).def : def;
   try {
-    await engine.query(bufferStatement(now));
+    for (const sql of frontStatements(now)) await engine.query(sql);
   } catch (e) {
-    // The next start recreates it from the catalog (ensureTables); reads fail until then.
-    logger?.error({ err: e, stream: `${def.db}.${def.name}` }, 'Buffer table could not be recreated');
+    // The next start recreates them from the catalog (ensureTables); reads fail until then.
+    logger?.error({ err: e, stream: `${def.db}.${def.name}` }, 'front tables could not be recreated');
     return { applied: r.applied, error: r.error ?? e, frontGapMs: performance.now() - dropped };
   }
   return { ...r, frontGapMs: performance.now() - dropped };
 }
 
+/** Move what the front of a hybrid stream still holds into its MergeTree (none when it is empty). */
+async function emptyFront(engine: Engine, def: StreamDefinition): Promise<void> {
+  for (const sql of moveFrontStatements(def)) await engine.query(sql);
+}
+
 /**
- * Move a stream's engine tables to a new name (the database may differ): flush and drop the Buffer,
- * RENAME the MergeTree (or the Memory table), create the Buffer of the new name. On failure the
+ * Move a stream's engine tables to a new name (the database may differ): move the front into the
+ * MergeTree and drop the front and Merge tables, RENAME the MergeTree (or the Memory table), create
+ * the front and Merge tables of the new name. On failure the
  * old tables are put back as far as possible and the error is thrown.
  */
 export async function renameStreamTables(
@@ -183,23 +194,27 @@ export async function renameStreamTables(
 ): Promise<void> {
   const history = historyTable(from);
   if (!history) {
-    await engine.query(`RENAME TABLE ${frontTable(from)} TO ${frontTable(to)}`);
+    await engine.query(`RENAME TABLE ${readTable(from)} TO ${readTable(to)}`);
     return;
   }
-  await engine.query(`OPTIMIZE TABLE ${frontTable(from)}`);
-  await engine.query(`DROP TABLE IF EXISTS ${frontTable(from)} SYNC`);
+  await emptyFront(engine, from);
+  for (const sql of frontDropStatements(from)) await engine.query(sql);
+  const restore = async () => {
+    for (const sql of frontStatements(from)) await engine.query(sql).catch(() => undefined);
+  };
   const target = qualify(to.db, historyTableName(to.name));
   try {
     await engine.query(`RENAME TABLE ${history} TO ${target}`);
   } catch (e) {
-    await engine.query(bufferStatement(from)).catch(() => undefined);
+    await restore();
     throw e;
   }
   try {
-    await engine.query(bufferStatement(to));
+    for (const sql of frontStatements(to)) await engine.query(sql);
   } catch (e) {
+    for (const sql of frontDropStatements(to)) await engine.query(sql).catch(() => undefined);
     await engine.query(`RENAME TABLE ${target} TO ${history}`).catch(() => undefined);
-    await engine.query(bufferStatement(from)).catch(() => undefined);
+    await restore();
     throw e;
   }
 }

@@ -5,7 +5,13 @@ import { quoteIdent, quoteString } from '../engine/settings-clause.ts';
 import { err } from '../errors/tributary-error.ts';
 import type { Logger } from '../log/logger.ts';
 import { type StreamDefinition, streamKey } from './stream-definition.ts';
-import { bufferStatement, createStatements, frontTable, NEVER_FLUSH_PARAMS } from './stream-tables.ts';
+import {
+  createStatements,
+  frontDropStatements,
+  frontStatements,
+  frontTableName,
+  readTable,
+} from './stream-tables.ts';
 
 /** Checks and repairs of a stream's engine objects and WAL directories (start-up, create). */
 
@@ -26,19 +32,24 @@ export async function tableExists(engine: Engine, db: string, table: string): Pr
 }
 
 /**
- * Recreate engine tables a crash left missing (catalog written, DDL not), and a Buffer created by
- * an older Tributary that flushed itself (its rows go to the MergeTree as it is dropped).
+ * Recreate engine tables a crash left missing (catalog written, DDL not), and bring a hybrid
+ * stream made by an older Tributary to today's tables: its `db.name` was a Buffer over the
+ * MergeTree (empty after a restart: the WAL replays what it held), now a Merge table over the front
+ * Buffer and the MergeTree.
  */
 export async function ensureTables(engine: Engine, def: StreamDefinition, logger?: Logger): Promise<void> {
-  if (await tableExists(engine, def.db, def.name)) {
-    if (def.storageType === 'hybrid' && !(await flushesOnlyWhenAsked(engine, def))) {
+  const engineOf = await tableEngine(engine, def.db, def.name);
+  if (engineOf !== undefined) {
+    if (def.storageType !== 'hybrid') return;
+    if (engineOf === 'Buffer') {
       logger?.info(
         { stream: streamKey(def.db, def.name) },
-        'recreating the Buffer table with manual flushing',
+        'replacing the Buffer table by a front and a Merge table',
       );
-      await engine.query(`DROP TABLE ${frontTable(def)} SYNC`);
-      await engine.query(bufferStatement(def));
-    }
+      await engine.query(`DROP TABLE ${readTable(def)} SYNC`);
+    } else if (await tableExists(engine, def.db, frontTableName(def.name))) return;
+    for (const sql of frontDropStatements(def)) await engine.query(sql);
+    for (const sql of frontStatements(def)) await engine.query(sql);
     return;
   }
   logger?.warn(
@@ -51,10 +62,10 @@ export async function ensureTables(engine: Engine, def: StreamDefinition, logger
   }
 }
 
-async function flushesOnlyWhenAsked(engine: Engine, def: StreamDefinition): Promise<boolean> {
-  const sql = `SELECT engine_full FROM system.tables WHERE database = ${quoteString(def.db)} AND name = ${quoteString(def.name)}`;
-  const text = (await engine.query(sql, { format: 'TSVRaw' })).text();
-  return text.replace(/\s+/g, '').includes(NEVER_FLUSH_PARAMS.replace(/\s+/g, ''));
+async function tableEngine(engine: Engine, db: string, table: string): Promise<string | undefined> {
+  const sql = `SELECT engine FROM system.tables WHERE database = ${quoteString(db)} AND name = ${quoteString(table)}`;
+  const text = (await engine.query(sql, { format: 'TSVRaw' })).text().trim();
+  return text === '' ? undefined : text;
 }
 
 /** `<db>/<name>` with characters outside [A-Za-z0-9_-] percent-encoded. */

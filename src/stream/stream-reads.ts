@@ -1,6 +1,7 @@
 import { quoteIdent } from '../engine/settings-clause.ts';
+import { markedRangeTable } from './front-range-reads.ts';
 import { type StreamDefinition, TP_DELTA, TP_SN, TP_TIME } from './stream-definition.ts';
-import { frontTable } from './stream-tables.ts';
+import { readTable } from './stream-tables.ts';
 
 /**
  * Read SQL for the SQL layer (engine dialect). Every read goes through the front table, which sees
@@ -14,7 +15,7 @@ import { frontTable } from './stream-tables.ts';
 
 /** All rows ever written (the append-only history), whatever the mode. */
 export function storedRowsSource(def: StreamDefinition): string {
-  return frontTable(def);
+  return readTable(def);
 }
 
 /**
@@ -24,7 +25,7 @@ export function storedRowsSource(def: StreamDefinition): string {
  * Answers a table name or a parenthesised subquery, usable after FROM (add an alias if needed).
  */
 export function historicalSource(def: StreamDefinition): string {
-  if (def.mode === 'append' || def.mode === 'changelog') return frontTable(def);
+  if (def.mode === 'append' || def.mode === 'changelog') return readTable(def);
   return latestPerKeySource(def);
 }
 
@@ -51,7 +52,7 @@ export function latestRowsBetween(def: StreamDefinition, afterSn: string, maxSn:
  * `_tp_time` and `_tp_sn`. The columns are the stored ones in order, then `_tp_sn`. `from`: where
  * the rows are read (a copy of some of them with the same columns; the stream by default).
  */
-export function netRowsUpTo(def: StreamDefinition, maxSn: string, from = frontTable(def)): string {
+export function netRowsUpTo(def: StreamDefinition, maxSn: string, from = readTable(def)): string {
   const sn = quoteIdent(TP_SN);
   const stored = def.columns.filter((c) => !c.alias);
   const data = stored.filter((c) => c.name !== TP_TIME && c.name !== TP_DELTA).map((c) => quoteIdent(c.name));
@@ -73,7 +74,7 @@ export function netRowsUpTo(def: StreamDefinition, maxSn: string, from = frontTa
  */
 export function lastVersionsUpTo(def: StreamDefinition, maxSn: string, versions: number): string {
   const sn = quoteIdent(TP_SN);
-  return `(SELECT *, ${sn} FROM ${frontTable(def)} WHERE ${sn} <= ${maxSn} ORDER BY ${sn} DESC LIMIT ${versions} BY ${def.keyColumns.join(', ')})`;
+  return `(SELECT *, ${sn} FROM ${readTable(def)} WHERE ${sn} <= ${maxSn} ORDER BY ${sn} DESC LIMIT ${versions} BY ${def.keyColumns.join(', ')})`;
 }
 
 /**
@@ -87,7 +88,7 @@ export function lastVersionsByKey(
   by: { readonly versions: number; readonly keys: readonly string[] },
 ): string {
   const sn = quoteIdent(TP_SN);
-  return `(SELECT *, ${sn} FROM ${frontTable(def)} WHERE ${sn} > ${afterSn} AND ${sn} <= ${maxSn} ORDER BY ${sn} DESC LIMIT ${by.versions} BY ${by.keys.map(quoteIdent).join(', ')})`;
+  return `(SELECT *, ${sn} FROM ${readTable(def)} WHERE ${sn} > ${afterSn} AND ${sn} <= ${maxSn} ORDER BY ${sn} DESC LIMIT ${by.versions} BY ${by.keys.map(quoteIdent).join(', ')})`;
 }
 
 /**
@@ -96,7 +97,7 @@ export function lastVersionsByKey(
  */
 export function keptRowsSelect(def: StreamDefinition, where: string): string {
   const columns = [...def.columns.map((c) => quoteIdent(c.name)), quoteIdent(TP_SN)];
-  return `SELECT ${columns.join(', ')} FROM ${frontTable(def)} WHERE ${where}`;
+  return `SELECT ${columns.join(', ')} FROM ${readTable(def)} WHERE ${where}`;
 }
 
 /** The latest row per primary key among the rows kept in `table` (see `keptRowsSelect`). */
@@ -113,7 +114,7 @@ export function latestRowsOnly(def: StreamDefinition, table: string): string {
   return `SELECT * FROM ${table} ORDER BY ${order} LIMIT 1 BY ${def.keyColumns.join(', ')}`;
 }
 
-function latestPerKeySource(def: StreamDefinition, where?: string, from = frontTable(def)): string {
+function latestPerKeySource(def: StreamDefinition, where?: string, from = readTable(def)): string {
   const keys = def.keyColumns;
   const keySet = new Set(keys.map((k) => k.trim()));
   // Carry every non-key column (ALIAS columns and _tp_sn too) through argMax in one tuple.
@@ -169,7 +170,7 @@ export function joinRightRowsSource(def: StreamDefinition): string {
   const delta = quoteIdent(TP_DELTA);
   const by = keys.map((_k, i) => `__tp_k${i}`);
   const running = `sum(${delta}) OVER (PARTITION BY ${by.join(', ')} ORDER BY ${sn} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`;
-  const inner = `SELECT ${[...keys.map((k, i) => `${k} AS __tp_k${i}`), ...carried.map(quoteIdent)].join(', ')}, ${running} AS __tp_s FROM ${frontTable(def)}`;
+  const inner = `SELECT ${[...keys.map((k, i) => `${k} AS __tp_k${i}`), ...carried.map(quoteIdent)].join(', ')}, ${running} AS __tp_s FROM ${readTable(def)}`;
   const suffixMin = `min(__tp_s) OVER (PARTITION BY ${by.join(', ')} ORDER BY ${sn} DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`;
   const marked = `SELECT *, ${suffixMin} AS __tp_m FROM (${inner})`;
   const outer = [...keys.map((k, i) => `__tp_k${i} AS ${keyAlias(def, k, i)}`), ...carried.map(quoteIdent)];
@@ -182,9 +183,13 @@ function keyAlias(def: StreamDefinition, key: string, i: number): string {
   return def.columns.some((c) => c.name === plain) ? quoteIdent(plain) : quoteIdent(`_tp_key_${i + 1}`);
 }
 
-/** The table to read a committed sequence range from: `WHERE _tp_sn > a AND _tp_sn <= b`. */
-export function rangeSource(def: StreamDefinition): string {
-  return frontTable(def);
+/**
+ * The table to read a committed sequence range from: `WHERE _tp_sn > a AND _tp_sn <= b`. Given
+ * `lo` (the engine expression of `a`, e.g. a step's placeholder), the read is marked so that it
+ * reads the stream's front alone when the range lies wholly there (front-range-reads.ts).
+ */
+export function rangeSource(def: StreamDefinition, lo?: string): string {
+  return lo === undefined ? readTable(def) : markedRangeTable(def, lo);
 }
 
 /** `SELECT <columns> FROM <range source> WHERE _tp_sn > afterSn AND _tp_sn <= toSn`. */

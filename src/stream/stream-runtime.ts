@@ -8,7 +8,14 @@ import { ProducerMarks, type ProducerPosition } from './producer-marks.ts';
 import type { StageArea } from './stage-area.ts';
 import { type StreamDefinition, streamKey } from './stream-definition.ts';
 import { StreamSchema } from './stream-schema.ts';
-import { type BufferPolicy, frontTable, ingestComment, insertSettings } from './stream-tables.ts';
+import {
+  type BufferPolicy,
+  ingestComment,
+  insertSettings,
+  moveFrontStatements,
+  undoMoveStatement,
+  writeTable,
+} from './stream-tables.ts';
 import { type CommitResult, type InsertUnit, StreamWriter } from './stream-writer.ts';
 import type { DoubtKind } from './value-checks.ts';
 import { inlineInsertSql, maxSn, recoverFromWal, replayTarget } from './wal-recovery.ts';
@@ -41,6 +48,12 @@ export class StreamRuntime {
   private def: StreamDefinition;
   private schemaValue: StreamSchema;
   private readonly flusher: BufferFlusher | undefined;
+  /** Engine writes into the front and moves out of it, one at a time (a move must see no insert). */
+  private writes: Promise<unknown> = Promise.resolve();
+  /** The last sequence number inserted into the front (hybrid streams). */
+  private lastInsertedSn: number;
+  /** Rows before this sequence number are in the MergeTree, the others in the front (hybrid). */
+  private frontFrom: number;
 
   private constructor(
     def: StreamDefinition,
@@ -53,19 +66,53 @@ export class StreamRuntime {
   ) {
     this.def = def;
     this.schemaValue = schema;
+    // Opened with the front empty: recovery replays into the MergeTree, a rename moved the front.
+    this.frontFrom = writer.committedSn + 1;
+    this.lastInsertedSn = writer.committedSn;
     if (def.storageType === 'hybrid') {
       this.flusher = new BufferFlusher({
         key: streamKey(def.db, def.name),
         policy: o.buffer,
-        flush: async () => {
-          await this.o.engine.query(`OPTIMIZE TABLE ${frontTable(this.def)}`);
-        },
+        flush: () => this.moveFront(),
         ...(o.logger ? { logger: o.logger } : {}),
       });
     }
   }
 
-  /** Run `fn`, a read of the stream's front table, while its Buffer is not being flushed. */
+  /** Where a range read may read the front alone (front-range-reads.ts); hybrid streams only. */
+  get frontFromSn(): number | undefined {
+    return this.flusher ? this.frontFrom : undefined;
+  }
+
+  /** Run `fn` after the engine writes queued before it, and before those queued after. */
+  private serialWrite<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.writes.then(fn, fn);
+    this.writes = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Move the front's rows into the MergeTree (the flusher calls it with reads held back). A move
+   * that fails half-way has its rows taken out of the MergeTree again, so that no row is read twice.
+   */
+  private moveFront(): Promise<void> {
+    return this.serialWrite(async () => {
+      const def = this.def;
+      const through = this.lastInsertedSn;
+      if (through < this.frontFrom) return;
+      const [move, empty] = moveFrontStatements(def) as [string, string];
+      try {
+        await this.o.engine.query(move);
+      } catch (e) {
+        await this.o.engine.query(undoMoveStatement(def, this.frontFrom - 1));
+        throw e;
+      }
+      await this.o.engine.query(empty);
+      this.frontFrom = through + 1;
+    });
+  }
+
+  /** Run `fn`, a read of the stream's tables, while its front is not being moved. */
   read<T>(fn: () => Promise<T>): Promise<T> {
     return this.flusher ? this.flusher.read(fn) : fn();
   }
@@ -231,7 +278,14 @@ export class StreamRuntime {
     await this.wal?.close();
   }
 
-  private async insert(unit: InsertUnit): Promise<void> {
+  private insert(unit: InsertUnit): Promise<void> {
+    return this.serialWrite(async () => {
+      await this.insertNow(unit);
+      this.lastInsertedSn = Math.max(this.lastInsertedSn, unit.first + unit.count - 1);
+    });
+  }
+
+  private async insertNow(unit: InsertUnit): Promise<void> {
     const def = this.def;
     if (this.o.hooks().skipEngineInsert?.(def.db, def.name)) return;
     const staged = unit.staged;
@@ -243,6 +297,7 @@ export class StreamRuntime {
     }
     const comment = ingestComment(unit.first, unit.time, unit.shard);
     const simple =
+      def.storageType !== 'hybrid' &&
       INSERTABLE.test(def.db) &&
       INSERTABLE.test(def.name) &&
       (unit.columns ?? []).every((c) => INSERTABLE.test(c));
@@ -263,7 +318,7 @@ export class StreamRuntime {
         ...(unit.shard !== undefined ? { shard: unit.shard } : {}),
         ...(unit.columns ? { columns: unit.columns } : {}),
       };
-      await this.o.engine.query(inlineInsertSql(frontTable(def), header, unit.payload), {
+      await this.o.engine.query(inlineInsertSql(writeTable(def), header, unit.payload), {
         lane: unit.derived ? 'stream' : 'system',
       });
       this.flusher?.inserted(unit.count, unit.payload.length);

@@ -1,7 +1,7 @@
 import type { Engine } from '../engine/engine.ts';
 import { quoteIdent, quoteString } from '../engine/settings-clause.ts';
 import { type StreamDefinition, TP_SN, TP_TIME } from './stream-definition.ts';
-import { frontTable, historyTable, historyTableName } from './stream-tables.ts';
+import { historyTable, historyTableName, readTable } from './stream-tables.ts';
 
 /** Sizes shown by the stream list with `expand` and by the stats route. */
 export interface StreamSizes {
@@ -51,7 +51,7 @@ export async function streamSizes(
   walBytes: number,
 ): Promise<StreamSizes> {
   const [[count], historicalBytes] = await Promise.all([
-    firstRow(engine, `SELECT count() FROM ${frontTable(def)}`),
+    firstRow(engine, `SELECT count() FROM ${readTable(def)}`),
     storedBytes(engine, def),
   ]);
   return { rowCount: Number(count ?? 0), historicalBytes, streamingBytes: walBytes };
@@ -74,7 +74,7 @@ export async function streamStatistics(
     streamSizes(engine, def, wal.bytes),
     firstRow(
       engine,
-      `SELECT count(), toUnixTimestamp64Milli(min(${time})), toUnixTimestamp64Milli(max(${time})) FROM ${frontTable(def)}`,
+      `SELECT count(), toUnixTimestamp64Milli(min(${time})), toUnixTimestamp64Milli(max(${time})) FROM ${readTable(def)}`,
     ),
     history ? firstRow(engine, `SELECT count(), max(${sn}) FROM ${history}`) : Promise.resolve(undefined),
   ]);

@@ -27,6 +27,7 @@ import {
   withCreateQuery,
 } from './define-stream.ts';
 import { engineRowsBatch } from './engine-rows-batch.ts';
+import { frontState, resolveFrontRanges } from './front-range-reads.ts';
 import { type PreparedBatch, type PrepareOptions, prepareBatchNow, toJsonValue } from './ingest-batch.ts';
 import { compactBodyRows, type ParsedRows, parseIngestBody, streamingBodyRows } from './ingest-body.ts';
 import type { IngestFormat } from './ingest-format.ts';
@@ -650,6 +651,24 @@ export class StreamStore {
       return rt ? rt.read(() => enter(i + 1)) : fn();
     };
     return enter(0);
+  }
+
+  /** Move the rows of a hybrid stream's front into its MergeTree now (tests, operations). */
+  async flush(db: string, name: string): Promise<void> {
+    this.require(db, name);
+    await this.runtimes.get(streamKey(db, name))?.exclusive(async () => undefined);
+  }
+
+  /**
+   * `sql` with its marked range reads reading a stream's front alone where the range lies wholly
+   * there (front-range-reads.ts). Only inside `read` of the streams it reads.
+   */
+  resolveFrontRanges(sql: string): string {
+    return resolveFrontRanges(sql, (key) => {
+      const rt = this.runtimes.get(key);
+      const from = rt?.frontFromSn;
+      return rt && from !== undefined ? frontState(rt.definition, from) : undefined;
+    });
   }
 
   // ---- stats ----

@@ -4,10 +4,14 @@ import { type StreamColumn, type StreamDefinition, TP_SHARD, TP_SN, TP_TIME } fr
 /**
  * The engine tables of a stream and their DDL (README.md, "Tables").
  *
- * - hybrid: `db`.`name` is a Buffer table (what every read goes through) in front of the MergeTree
- *   `db`.`.tp_history.name` (the historical store). A leading dot cannot start a stream name, so the
- *   history table never collides with a user's stream.
- * - streaming / memory: `db`.`name` is a Memory table (size-capped for `streaming`).
+ * - hybrid: `db`.`name` is a Merge table (what every read goes through) over two tables: the
+ *   front `db`.`.tp_front.name`, a Buffer without destination that every write goes into, and the
+ *   MergeTree `db`.`.tp_history.name` (the historical store). Tributary moves the front's rows into
+ *   the MergeTree itself (`moveFrontStatements`). A read of a sequence range that lies wholly in
+ *   the front reads the front alone (`rangeMarker`), so the engine does not plan a MergeTree read
+ *   for it. A leading dot cannot start a stream name, so these names never collide with a user's
+ *   stream.
+ * - streaming / memory: `db`.`name` is a Memory table (size-capped for `streaming`), read and written.
  *
  * Sequence numbers and the commit time reach the engine through the insert's `log_comment`
  * setting (`tp:<first sn>:<commit time ms>`): `_tp_sn` is computed as first sn + the row's position
@@ -18,6 +22,7 @@ import { type StreamColumn, type StreamDefinition, TP_SHARD, TP_SN, TP_TIME } fr
  */
 
 export const HISTORY_PREFIX = '.tp_history.';
+export const FRONT_PREFIX = '.tp_front.';
 /** Memory cap of a `streaming`/`memory` stream whose logstore_retention_bytes is unlimited. */
 export const DEFAULT_MEMORY_CAP_BYTES = 1024 * 1024 * 1024;
 
@@ -84,8 +89,8 @@ export function qualify(db: string, table: string): string {
   return `${quoteIdent(db)}.${quoteIdent(table)}`;
 }
 
-/** The user-visible table every read and write goes through (Buffer or Memory). */
-export function frontTable(def: Pick<StreamDefinition, 'db' | 'name'>): string {
+/** The user-visible table every read goes through (Merge for hybrid streams, else Memory). */
+export function readTable(def: Pick<StreamDefinition, 'db' | 'name'>): string {
   return qualify(def.db, def.name);
 }
 
@@ -93,9 +98,18 @@ export function historyTableName(name: string): string {
   return `${HISTORY_PREFIX}${name}`;
 }
 
+export function frontTableName(name: string): string {
+  return `${FRONT_PREFIX}${name}`;
+}
+
 /** The MergeTree of a hybrid stream; undefined for streaming/memory streams. */
 export function historyTable(def: Pick<StreamDefinition, 'db' | 'name' | 'storageType'>): string | undefined {
   return def.storageType === 'hybrid' ? qualify(def.db, historyTableName(def.name)) : undefined;
+}
+
+/** The table every write goes into: the front Buffer of a hybrid stream, else its Memory table. */
+export function writeTable(def: Pick<StreamDefinition, 'db' | 'name' | 'storageType'>): string {
+  return def.storageType === 'hybrid' ? qualify(def.db, frontTableName(def.name)) : readTable(def);
 }
 
 /** `_tp_time` whose default is the insert time: Tributary fills it with the commit time instead. */
@@ -133,7 +147,7 @@ function shardColumn(def: StreamDefinition, kind: 'DEFAULT' | 'MATERIALIZED'): s
 
 /** CREATE TABLE statements of a stream, in the order they must run. */
 export function createStatements(def: StreamDefinition): string[] {
-  const front = frontTable(def);
+  const front = readTable(def);
   if (def.storageType !== 'hybrid') {
     const cols = [
       ...def.columns.map((c) => columnDdl(c, false)),
@@ -161,36 +175,85 @@ export function createStatements(def: StreamDefinition): string[] {
   mergeTree += `\nORDER BY ${def.orderBy.engine}`;
   if (def.ttl) mergeTree += `\nTTL ${def.ttl.engine}`;
   if (def.ttl || def.columns.some((c) => c.ttl)) mergeTree += `\nSETTINGS ${TTL_AS_PROTON}`;
-  return [mergeTree, bufferStatement(def)];
+  return [mergeTree, ...frontStatements(def)];
 }
 
 /**
- * The Buffer engine's thresholds: never reached, so the engine never flushes on its own (and an
- * insert never bypasses the buffer); Tributary flushes under the stream's FlushLock instead.
- * One layer, so a flush moves rows in sequence-number order.
+ * The Buffer engine's thresholds: never reached, so the engine never flushes (and, having no
+ * destination, would drop) the front's rows on its own, and an insert never bypasses it; Tributary
+ * moves them into the MergeTree under the stream's FlushLock instead. One layer, so the front's rows
+ * stay in sequence-number order.
  */
 export const NEVER_FLUSH_PARAMS =
   '1, 1000000000, 1000000000, 1000000000000000, 1000000000000000, 1000000000000000000, 1000000000000000000';
 
-/** CREATE TABLE of a hybrid stream's Buffer (its front table) over the MergeTree. */
-export function bufferStatement(def: StreamDefinition): string {
-  const bufferCols = [
+/** The columns of a hybrid stream's front and Merge tables. */
+function frontColumns(def: StreamDefinition): string[] {
+  return [
     ...def.columns.map((c) => columnDdl(c, false)),
     `${quoteIdent(TP_SN)} Int64 MATERIALIZED ${SN_EXPR}`,
     ...shardColumn(def, 'MATERIALIZED'),
   ];
-  return (
-    `CREATE TABLE ${frontTable(def)} (\n  ${bufferCols.join(',\n  ')}\n) ENGINE = Buffer(${quoteString(def.db)}, ` +
-    `${quoteString(historyTableName(def.name))}, ${NEVER_FLUSH_PARAMS})`
-  );
 }
 
-/** DROP statements, front table first (a Buffer flushes into its MergeTree when dropped). */
+/**
+ * An RE2 pattern matching exactly the front and history tables of stream `name` (`\Q...\E`
+ * quotes the name; a `\E` inside it is closed, escaped and reopened).
+ */
+export function streamTablesPattern(name: string): string {
+  const quoted = `\\Q${name.replaceAll('\\E', '\\E\\\\E\\Q')}\\E`;
+  return `^\\.tp_(front|history)\\.${quoted}$`;
+}
+
+/**
+ * CREATE TABLE statements of a hybrid stream's front (a Buffer without destination) and of the
+ * Merge table over the front and the MergeTree that every read goes through, in that order.
+ */
+export function frontStatements(def: StreamDefinition): string[] {
+  const cols = frontColumns(def).join(',\n  ');
+  return [
+    `CREATE TABLE ${writeTable(def)} (\n  ${cols}\n) ENGINE = Buffer('', '', ${NEVER_FLUSH_PARAMS})`,
+    `CREATE TABLE ${readTable(def)} (\n  ${cols}\n) ENGINE = Merge(${quoteString(def.db)}, ${quoteString(streamTablesPattern(def.name))})`,
+  ];
+}
+
+/** DROP statements of a hybrid stream's Merge and front tables (the front's rows are lost). */
+export function frontDropStatements(def: Pick<StreamDefinition, 'db' | 'name' | 'storageType'>): string[] {
+  return [`DROP TABLE IF EXISTS ${readTable(def)} SYNC`, `DROP TABLE IF EXISTS ${writeTable(def)} SYNC`];
+}
+
+/** The stored columns a move carries from the front into the MergeTree, `_tp_sn` and `_tp_shard` included. */
+function movedColumns(def: StreamDefinition): string[] {
+  return [
+    ...def.columns.filter((c) => !c.alias).map((c) => quoteIdent(c.name)),
+    quoteIdent(TP_SN),
+    ...(def.shardedStorage ? [quoteIdent(TP_SHARD)] : []),
+  ];
+}
+
+/**
+ * The statements that move every row of a hybrid stream's front into its MergeTree, then empty
+ * the front (a Buffer without destination drops its rows when told to flush). They must run with
+ * reads and writes of the stream held back: between the two, the rows are in both tables.
+ */
+export function moveFrontStatements(def: StreamDefinition): string[] {
+  const cols = movedColumns(def).join(', ');
+  return [
+    `INSERT INTO ${historyTable(def)} (${cols}) SELECT ${cols} FROM ${writeTable(def)}`,
+    `OPTIMIZE TABLE ${writeTable(def)}`,
+  ];
+}
+
+/** Removes from the MergeTree the rows after `sn`: what a move that failed half-way left behind. */
+export function undoMoveStatement(def: StreamDefinition, sn: number): string {
+  return `ALTER TABLE ${historyTable(def)} DELETE WHERE ${quoteIdent(TP_SN)} > ${sn} SETTINGS mutations_sync = 1`;
+}
+
+/** DROP statements, the Merge and front tables first. */
 export function dropStatements(def: StreamDefinition): string[] {
-  const out = [`DROP TABLE IF EXISTS ${frontTable(def)} SYNC`];
   const history = historyTable(def);
-  if (history) out.push(`DROP TABLE IF EXISTS ${history} SYNC`);
-  return out;
+  if (!history) return [`DROP TABLE IF EXISTS ${readTable(def)} SYNC`];
+  return [...frontDropStatements(def), `DROP TABLE IF EXISTS ${history} SYNC`];
 }
 
 /**
@@ -211,5 +274,5 @@ export function modifyTtlStatement(def: StreamDefinition): string | undefined {
 /** Memory streams: the cap follows logstore_retention_bytes. */
 export function modifyMemoryCapStatement(def: StreamDefinition): string | undefined {
   if (def.storageType === 'hybrid') return undefined;
-  return `ALTER TABLE ${frontTable(def)} MODIFY SETTING max_bytes_to_keep = ${memoryCap(def)}`;
+  return `ALTER TABLE ${readTable(def)} MODIFY SETTING max_bytes_to_keep = ${memoryCap(def)}`;
 }

@@ -5,11 +5,11 @@ import { columnMapping, schemaAt } from './alter-columns.ts';
 import { type StreamDefinition, TP_SHARD, TP_SN } from './stream-definition.ts';
 import {
   columnDdl,
-  frontTable,
   historyTable,
   INSERT_SETTINGS,
   ingestComment,
   qualify,
+  readTable,
   SHARD_EXPR,
   SN_EXPR,
 } from './stream-tables.ts';
@@ -29,7 +29,7 @@ export interface RecoveryResult {
 
 /** The table WAL records are replayed into: the MergeTree (hybrid) or the Memory table (streaming). */
 export function replayTarget(def: StreamDefinition): string {
-  return historyTable(def) ?? frontTable(def);
+  return historyTable(def) ?? readTable(def);
 }
 
 async function rows<T>(engine: Engine, sql: string): Promise<T[]> {

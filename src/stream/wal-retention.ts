@@ -1,7 +1,7 @@
 import type { Engine } from '../engine/engine.ts';
 import { quoteIdent } from '../engine/settings-clause.ts';
 import { type StreamDefinition, TP_SN } from './stream-definition.ts';
-import { frontTable, historyTable } from './stream-tables.ts';
+import { historyTable, readTable } from './stream-tables.ts';
 import type { SegmentSummary } from './wal-segment.ts';
 import type { WriteAheadLog } from './write-ahead-log.ts';
 
@@ -59,7 +59,7 @@ export async function applyRetention(
   }
   if (dropped && !history) {
     await engine.query(
-      `ALTER TABLE ${frontTable(def)} DELETE WHERE ${quoteIdent(TP_SN)} < ${wal.firstSn} SETTINGS mutations_sync = 1`,
+      `ALTER TABLE ${readTable(def)} DELETE WHERE ${quoteIdent(TP_SN)} < ${wal.firstSn} SETTINGS mutations_sync = 1`,
     );
   }
   return wal.firstSn;

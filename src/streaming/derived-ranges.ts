@@ -46,6 +46,10 @@ export class DerivedRanges implements CommittedRanges {
     );
   }
 
+  resolveReads(sql: string): string {
+    return this.base.resolveReads?.(sql) ?? sql;
+  }
+
   /** The nested query committed rows up to `toSn` into the derived table `key`. */
   publish(key: string, toSn: number): void {
     this.committed.set(key, toSn);

@@ -22,6 +22,7 @@ export function storeRanges(
       return streams.subscribe(db, name, (range) => listener(range.toSn));
     },
     read: (keys, work) => streams.read(keys, work),
+    resolveReads: (sql) => streams.resolveFrontRanges(sql),
     recentCommitEnds: (key, afterSn) => {
       const [db, name] = split(key);
       return streams.recentCommitEnds(db, name, afterSn);

@@ -94,7 +94,9 @@ export class StreamingExecution implements RowsPlan {
     // Reading steps carry SQL derived from the user's query: they run under the engine's readonly.
     // Every step runs on the engine's `stream` sessions, so commits never queue behind steps.
     const engine = userSqlEngine(laneEngine(rawEngine, 'stream'));
-    this.engine = keys.length > 0 ? guardedEngine(engine, (work) => ranges.read(keys, work)) : engine;
+    const resolve = ranges.resolveReads?.bind(ranges);
+    this.engine =
+      keys.length > 0 ? guardedEngine(engine, (work) => ranges.read(keys, work), resolve) : engine;
     this.startAfter = [...program.startAfter];
     this.inputs = stepInputs(
       program.join,

@@ -472,7 +472,7 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
     const delta = versionedDelta(s) ? ', toInt8(1) AS _tp_delta' : '';
     // A stream with several shards: `_tp_shard` (materialized, so `*` does not read it).
     const shard = s.kind === 'stream' && s.definition.shardedStorage ? ', _tp_shard' : '';
-    return `(SELECT *, _tp_sn${shard}${delta} FROM ${s.kind === 'stream' ? rangeSource(s.definition) : s.table} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}${late}${ordered ? ' ORDER BY _tp_sn' : ''})`;
+    return `(SELECT *, _tp_sn${shard}${delta} FROM ${s.kind === 'stream' ? rangeSource(s.definition, P.lo(s.index)) : s.table} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)}${late}${ordered ? ' ORDER BY _tp_sn' : ''})`;
   };
   const ranged: TableResolver = binder.resolver(rangeSql, versionedDelta);
   // `table(s)` joined with a stream reads its snapshot (join-planner.ts), once planned.
@@ -656,7 +656,10 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
       const flat = await flatTailTemplate(ctx.engine, select, only.index, header, (q) =>
         translate(
           q,
-          binder.resolver((s) => (s.kind === 'stream' ? rangeSource(s.definition) : s.table), versionedDelta),
+          binder.resolver(
+            (s) => (s.kind === 'stream' ? rangeSource(s.definition, P.lo(s.index)) : s.table),
+            versionedDelta,
+          ),
         ),
       );
       if (flat) tail = flat;

@@ -49,7 +49,7 @@ test('producer marks outlive the WAL segments retention deletes (sidecar), and a
   assert.equal(await write('retained', [1], 5), 1);
   assert.equal(await write('retained', [2], 6), 1);
   // Every row in the historical store, then retention seals and deletes every segment that has rows.
-  await h.trb.services.engine.query('OPTIMIZE TABLE default.retained');
+  await h.trb.services.streams.flush('default', 'retained');
   await h.trb.services.streams.maintain(Date.now() + 60_000);
   const dir = join(h.dataDir, 'streams', 'default', 'retained');
   const files = await readdir(dir);

@@ -239,7 +239,7 @@ test('GET /streams/{name}/stats: events, bytes, rows and the per-node lagging st
       [2, '2024-01-02 00:00:00'],
     ],
   );
-  await h.trb.services.engine.query('OPTIMIZE TABLE default.measured');
+  await h.trb.services.streams.flush('default', 'measured');
   st = (await h.call('GET', '/v1beta2/streams/measured/stats')).json() as Record<string, unknown>;
   assert.equal(st.row_count, 2);
   assert.equal(st.earliest_event, '2024-01-01T00:00:00.500Z');

@@ -215,9 +215,9 @@ test('Proton expressions are translated for the engine; codecs and comments kept
   assert.match(d.createQuery, /TTL to_datetime\(_tp_time\) \+ INTERVAL 1 DAY/);
 });
 
-test('engine DDL: a MergeTree history table behind a Buffer; Memory for streaming storage', () => {
+test('engine DDL: a MergeTree history table, a front Buffer and a Merge table over both; Memory for streaming storage', () => {
   const d = defineStream({ name: 's', columns: cols });
-  const [mt, buf] = createStatements(d);
+  const [mt, buf, merge] = createStatements(d);
   assert.equal(historyTable(d), '`default`.`.tp_history.s`');
   assert.match(mt ?? '', /^CREATE TABLE `default`\.`\.tp_history\.s`/);
   assert.match(mt ?? '', /`_tp_sn` Int64 DEFAULT if\(/);
@@ -226,11 +226,18 @@ test('engine DDL: a MergeTree history table behind a Buffer; Memory for streamin
     mt ?? '',
     /ENGINE = MergeTree\nPARTITION BY toYYYYMMDD\(_tp_time\)\nORDER BY toStartOfHour\(_tp_time\)/,
   );
-  assert.match(buf ?? '', /^CREATE TABLE `default`\.`s`/);
+  assert.match(buf ?? '', /^CREATE TABLE `default`\.`\.tp_front\.s`/);
   assert.match(buf ?? '', /`_tp_sn` Int64 MATERIALIZED if\(/);
-  assert.match(buf ?? '', /ENGINE = Buffer\('default', '\.tp_history\.s', 1,/);
+  assert.match(buf ?? '', /ENGINE = Buffer\('', '', 1,/);
+  assert.match(merge ?? '', /^CREATE TABLE `default`\.`s`/);
+  assert.match(merge ?? '', /`_tp_sn` Int64 MATERIALIZED if\(/);
+  assert.match(
+    merge ?? '',
+    /ENGINE = Merge\('default', '\^\\\\\.tp_\(front\|history\)\\\\\.\\\\Qs\\\\E\$'\)$/,
+  );
   assert.deepEqual(dropStatements(d), [
     'DROP TABLE IF EXISTS `default`.`s` SYNC',
+    'DROP TABLE IF EXISTS `default`.`.tp_front.s` SYNC',
     'DROP TABLE IF EXISTS `default`.`.tp_history.s` SYNC',
   ]);
   const m = defineStream({

@@ -11,6 +11,7 @@ import type {
 } from '../ast/expression.ts';
 import type { FromItem, Query, SelectQuery, UnionQuery } from '../ast/query.ts';
 import type { Span } from '../ast/span.ts';
+import { NO_SPAN } from '../ast/span.ts';
 import { mapFunctionCall } from '../names/function-calls.ts';
 import {
   isStreamingTableFunction,
@@ -344,6 +345,15 @@ export class ClickHousePrinter extends StatementPrinter {
   protected override select(q: SelectQuery, layout: Layout): string {
     const filtered = havingOverLag(q);
     if (filtered !== q) return this.select(filtered, layout);
+    // A stream is read through a Merge table, which refuses PREWHERE (182): the same filter as a
+    // WHERE conjunct selects the same rows (PREWHERE only orders the reading of columns).
+    if (q.prewhere) {
+      const { prewhere, ...rest } = q;
+      const where: Expr = q.where
+        ? { kind: 'Binary', op: 'AND', left: prewhere, right: q.where, span: NO_SPAN }
+        : prewhere;
+      return this.select({ ...rest, where }, layout);
+    }
     const ctes = new Set(q.with?.filter((w) => w.kind === 'Cte').map((w) => w.name) ?? []);
     this.cteScopes.push(ctes);
     this.sourceScopes.push(q.from ? this.sourcesOf(q.from) : []);
