@@ -8,6 +8,7 @@
 //   (performance.timeOrigin + performance.now()), taken in this thread only.
 //   latency:    rate (rows/s), intervalMs, maxInFlight, kind ('tail' | 'tumble' | 'ingest': no query).
 //   throughput: rowsPerRequest, concurrency.
+import { readlinkSync } from 'node:fs';
 import http from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 
@@ -122,7 +123,12 @@ function fail(message) {
 
 /** Tell the main thread when the measured period starts and ends (it samples CPU and calls then). */
 function markPeriod(t0, warmupMs, measureMs, queryId) {
-  setTimeout(() => parentPort.postMessage({ phase: 'start', queryId }), t0 + warmupMs - now());
+  // This thread's id (Linux), so the main thread can leave the client's CPU out of the server's.
+  let tid;
+  try {
+    tid = readlinkSync('/proc/thread-self').split('/').pop();
+  } catch {}
+  setTimeout(() => parentPort.postMessage({ phase: 'start', queryId, tid }), t0 + warmupMs - now());
   setTimeout(() => parentPort.postMessage({ phase: 'end', queryId }), t0 + warmupMs + measureMs - now());
 }
 

@@ -2,7 +2,7 @@
 // paced ingest rate, and the sustained events/s of a 10-group global aggregation, each printed next
 // to the engine's own time for the same SQL over the same rows, measured in the same run.
 //   npm run bench -- latency [--seconds 10] [--warmup 3] [--rates 1000,50000] [--queries ingest,tail,tumble]
-//     [--rounds 1] [--tail-gap-ms <default>[,...]] [--tail-late-share <default>[,...]] [--interval-ms 10] [--batch-ms 0] [--concurrency 4] [--only latency|throughput]
+//     [--rounds 1] [--tail-gap-ms <default>[,...]] [--tail-late-share <default>[,...]] [--interval-ms 10] [--batch-ms 0] [--concurrency 4] [--only latency|throughput] [--history 0] [--history-parts 20]
 // `ingest` is the same paced load with no query: the baseline a query's cores are compared with
 // ("adds" = its cores - ingest's, same rate, same run); `--rounds n` alternates the cases n times;
 // `--tail-gap-ms a,b` runs each query case once per longest tail step gap (src/streaming/step-pacing.ts),
@@ -38,6 +38,7 @@ import { DEFAULTS } from '../src/config/config.ts';
 import type { Engine } from '../src/engine/engine.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { option } from './bench-args.ts';
+import { type ThreadCpu, threadCpu, threadCpuSince } from './thread-cpu.ts';
 
 const PASSWORD = 'bench-password';
 const AUTH = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`;
@@ -84,6 +85,9 @@ interface Options {
   batchMs: number;
   concurrency: number;
   only: string;
+  /** Rows written into the stream before each case, as `historyParts` parts of its MergeTree (`--history`). */
+  history: number;
+  historyParts: number;
 }
 
 /** Every (gap, late share) pair the options ask each query case to run with. */
@@ -113,12 +117,15 @@ function runClient<T>(
 ): Promise<T & { errors: string[]; queryId: string }> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./latency-client.mjs', import.meta.url), { workerData: data });
-    worker.on('message', (m: T & { phase?: string; error?: string; errors: string[]; queryId: string }) => {
-      if (m.phase === 'start') meter.start(m.queryId);
-      else if (m.phase === 'end') meter.stop(m.queryId);
-      else if (m.error) reject(new Error(`${m.error} ${m.errors.join('; ')}`));
-      else resolve(m);
-    });
+    worker.on(
+      'message',
+      (m: T & { phase?: string; error?: string; errors: string[]; queryId: string; tid?: string }) => {
+        if (m.phase === 'start') meter.start(m.queryId, m.tid);
+        else if (m.phase === 'end') meter.stop(m.queryId);
+        else if (m.error) reject(new Error(`${m.error} ${m.errors.join('; ')}`));
+        else resolve(m);
+      },
+    );
     worker.once('error', reject);
     worker.once('exit', (code) => {
       if (code !== 0) reject(new Error(`client exited with ${code}`));
@@ -217,7 +224,13 @@ function countCalls(engine: Engine): CallCounts {
 class Meter {
   elu = Number.NaN;
   cores = Number.NaN;
+  /** Process CPU without the client's thread (the load generator and SSE reader): the server's. */
+  serverCores = Number.NaN;
   calls = '-';
+  /** The server's cores by thread kind (bench/thread-cpu.ts). */
+  byThread = '-';
+  private client = new Set<string>();
+  private threads: ThreadCpu | undefined;
   private t0 = 0;
   private cpu: NodeJS.CpuUsage | undefined;
   private eluStart: EventLoopUtilization | undefined;
@@ -231,8 +244,10 @@ class Meter {
     private readonly api?: Api,
   ) {}
 
-  start(queryId?: string): void {
+  start(queryId?: string, clientTid?: string): void {
     if (this.api && queryId) this.pipelines.push(this.api.pipeline(queryId));
+    this.client = new Set(clientTid ? [clientTid] : []);
+    this.threads = threadCpu(this.client);
     this.t0 = performance.now();
     this.cpu = process.cpuUsage();
     this.eluStart = performance.eventLoopUtilization();
@@ -246,6 +261,14 @@ class Meter {
     this.seconds = s;
     const u = process.cpuUsage(this.cpu);
     this.cores = (u.user + u.system) / 1e6 / s;
+    const threads = threadCpuSince(this.threads, threadCpu(this.client));
+    this.byThread = threads
+      ? ['main', 'node pool', 'engine']
+          .map((k) => `${k} ${((threads[k] ?? 0) / 1000 / s).toFixed(2)}`)
+          .join(', ')
+      : '-';
+    this.serverCores =
+      threads && this.client.size > 0 ? this.cores - (threads.generator ?? 0) / 1000 / s : Number.NaN;
     this.elu = performance.eventLoopUtilization(this.eluStart).utilization;
     const c = this.counts;
     const b = this.before;
@@ -331,6 +354,8 @@ interface LatencyFigure {
   note: string;
   elu: number;
   cores: number;
+  serverCores: number;
+  byThread: string;
   steps: string;
   calls: string;
   batch: EngineTime | undefined;
@@ -356,11 +381,14 @@ interface Bench {
   engine: Engine;
   calls: CallCounts;
   o: Options;
+  /** Write `rows` rows into the stream as `parts` inserts, each moved into the MergeTree at once. */
+  preload: (rows: number, parts: number) => Promise<void>;
 }
 
 async function latencyCase(b: Bench, query: LatencyKind, rate: number): Promise<LatencyFigure> {
   const { api, engine, o } = b;
   await api.ddl(`CREATE STREAM ${STREAM} (k string, v float64, t datetime64(3))`);
+  if (o.history > 0) await b.preload(o.history, o.historyParts);
   const meter = new Meter(b.calls, api);
   const r = await runClient<LatencyReport>(
     {
@@ -443,6 +471,8 @@ async function latencyCase(b: Bench, query: LatencyKind, rate: number): Promise<
     note: [note, ...r.errors].filter(Boolean).join('; '),
     elu: meter.elu,
     cores: meter.cores,
+    serverCores: meter.serverCores,
+    byThread: meter.byThread,
     steps,
     calls: meter.calls,
     batch,
@@ -471,6 +501,7 @@ async function latencySection(b: Bench): Promise<void> {
       `${'cores'.padStart(5)} ${'ELU'.padStart(4)} | engine, one batch${' '.repeat(24)} | engine, one second of rows`,
   );
   const ingestCores = new Map<number, number>();
+  const ingestServerCores = new Map<number, number>();
   for (let round = 0; round < o.rounds; round++)
     for (const rate of o.rates) {
       for (const query of o.queries)
@@ -478,10 +509,16 @@ async function latencySection(b: Bench): Promise<void> {
           b.setTailPacing(gap, share);
           const f = await latencyCase(b, query, rate);
           if (query === 'ingest') ingestCores.set(rate, f.cores);
+          if (query === 'ingest') ingestServerCores.set(rate, f.serverCores);
           const base = ingestCores.get(rate);
+          const serverBase = ingestServerCores.get(rate);
+          const serverAdds =
+            serverBase !== undefined && Number.isFinite(f.serverCores) && Number.isFinite(serverBase)
+              ? ` (the server alone, the client's thread left out: ${(f.serverCores - serverBase).toFixed(2)})`
+              : '';
           const adds =
             query !== 'ingest' && base !== undefined
-              ? `; adds ${(f.cores - base).toFixed(2)} cores over ingest alone`
+              ? `; adds ${(f.cores - base).toFixed(2)} cores over ingest alone${serverAdds}`
               : '';
           const label = `${query}${gap === undefined ? '' : `/${gap}`}${share === undefined ? '' : `/s${share}`}`;
           console.log(
@@ -491,7 +528,8 @@ async function latencySection(b: Bench): Promise<void> {
               `${f.elu.toFixed(2).padStart(4)} | ${engineCell(f.batch)} | ${engineCell(f.second)}`,
           );
           console.log(
-            `      engine calls: ${f.calls}; query steps: ${f.steps}${adds}${f.note ? `; ${f.note}` : ''}`,
+            `      engine calls: ${f.calls}; query steps: ${f.steps}${adds}${f.note ? `; ${f.note}` : ''}; ` +
+              `server cores by thread: ${f.byThread}`,
           );
         }
     }
@@ -622,6 +660,8 @@ export default async function main(args: string[] = []): Promise<void> {
     batchMs: Number(option(args, 'batch-ms', '0')),
     concurrency: Number(option(args, 'concurrency', '4')),
     only: option(args, 'only', ''),
+    history: Number(option(args, 'history', '0')),
+    historyParts: Number(option(args, 'history-parts', '20')),
   };
   const dataDir = await mkdtemp(join(tmpdir(), 'tributary-bench-latency-'));
   const trb = await Tributary.open(
@@ -645,7 +685,19 @@ export default async function main(args: string[] = []): Promise<void> {
       pacing.maxGapMs = gapMs ?? defaults.maxGapMs;
       pacing.lateShare = lateShare ?? defaults.lateShare;
     };
-    const b: Bench = { api, engine, calls: countCalls(engine), o, setTailPacing };
+    const preload = async (rows: number, parts: number) => {
+      const per = Math.ceil(rows / parts);
+      for (let p = 0; p < parts; p++) {
+        const data = Array.from({ length: per }, (_, i) => [
+          `h${i % 100}`,
+          i % 1000,
+          '2026-01-01 00:00:00.000',
+        ]);
+        await trb.services.streams.ingest('default', STREAM, { columns: ['k', 'v', 't'], rows: data });
+        await trb.services.streams.flush('default', STREAM);
+      }
+    };
+    const b: Bench = { api, engine, calls: countCalls(engine), o, setTailPacing, preload };
     if (o.only !== 'throughput') await latencySection(b);
     if (o.only !== 'latency') await throughputSection(b);
     console.log(
