@@ -1,4 +1,13 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  onRequestHookHandler,
+} from 'fastify';
+
+type HookDone = HookHandlerDoneFunction;
+
 import { type Actor, actorOf } from '../catalog/audit.ts';
 import type { User, UserStore } from '../catalog/user-store.ts';
 import { err, isTributaryError } from '../errors/tributary-error.ts';
@@ -187,11 +196,7 @@ export function installAuth(
 
   // A callback hook: a request whose credentials are cached (every request of a client after its
   // first) is admitted synchronously, without a promise; only a real check goes async.
-  app.addHook('onRequest', (request, reply, done) => {
-    // No route (404): nothing to guard.
-    if (!request.routeOptions.url) return done();
-    const access = request.routeOptions.config?.access ?? 'admin';
-    if (access === 'public') return done();
+  const guard = (request: FastifyRequest, reply: FastifyReply, access: Access, done: HookDone): void => {
     try {
       const known = rememberedUser(request);
       if (known) {
@@ -224,6 +229,27 @@ export function installAuth(
     } catch (e) {
       done(e as Error);
     }
+  };
+
+  // The guard is the first onRequest hook of every route that is not public, with the route's
+  // access bound when the route is added: no route lookup per request (fastify builds a new
+  // `request.routeOptions` object on every read). Routes Fastify answers itself (404) have none.
+  const guards = new Map<Access, onRequestHookHandler>();
+  const guardOf = (access: Access): onRequestHookHandler => {
+    let hook = guards.get(access);
+    if (!hook) {
+      hook = function authenticate(request, reply, done) {
+        guard(request, reply, access, done);
+      };
+      guards.set(access, hook);
+    }
+    return hook;
+  };
+  app.addHook('onRoute', (route) => {
+    const access = route.config?.access ?? 'admin';
+    if (access === 'public') return;
+    const own = route.onRequest === undefined ? [] : [route.onRequest].flat();
+    route.onRequest = [guardOf(access), ...own];
   });
 
   return {
