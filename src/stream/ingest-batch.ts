@@ -1,4 +1,5 @@
 import { err } from '../errors/tributary-error.ts';
+import { bindable } from './fast-bind.ts';
 import type { ParsedRows } from './ingest-body.ts';
 import type { ProducerTag } from './producer-marks.ts';
 import type { StagedRows } from './stage-area.ts';
@@ -53,10 +54,11 @@ class DoubtList implements DoubtSink {
   }
 }
 
-function encodeRows(values: unknown[]): Buffer {
+/** Rows re-encoded from their parsed values; bound per request (unnamed: fast-bind.ts). */
+const encodeRows = bindable(function (values: unknown[]): Buffer {
   // JSON.stringify never emits a raw newline, so the payload has no blank line.
   return values.length === 0 ? Buffer.alloc(0) : Buffer.from(JSON.stringify(values).slice(1, -1));
-}
+});
 
 async function settleDoubts(doubts: DoubtList, options: PrepareOptions): Promise<void> {
   if (doubts.items.length === 0) return;

@@ -1,5 +1,6 @@
 import { parse as losslessParse } from 'lossless-json';
 import { err } from '../errors/tributary-error.ts';
+import { bindable } from './fast-bind.ts';
 import type { IngestFormat } from './ingest-format.ts';
 
 /**
@@ -229,9 +230,14 @@ function parseCompact(body: Buffer, charset: string, lossless = false): ParsedRo
     passthrough,
     // bind, not an arrow: the TypeScript loader names every arrow it sees assigned to a name
     // (a defineProperty per request on this path, ~1 µs in the 256-client profile).
-    lossless: lossless ? undefined : parseCompact.bind(undefined, body, charset, true),
+    lossless: lossless ? undefined : compactLossless.bind(undefined, body, charset),
   };
 }
+
+/** parseCompact, losslessly: unnamed by the loader, so that binding it per request is cheap (fast-bind.ts). */
+const compactLossless = bindable(function (body: Buffer, charset: string): ParsedRows {
+  return parseCompact(body, charset, true);
+});
 
 /** Split concatenated JSON values (`{..}{..}`, NDJSON, with or without separators) into their texts. */
 export function splitJsonValues(text: string): string[] {
@@ -316,9 +322,14 @@ function parseStreaming(body: Buffer, charset: string, lossless = false): Parsed
     kind: 'objects',
     objects,
     ...(passthrough ? { passthrough } : {}),
-    ...(lossless ? {} : { lossless: parseStreaming.bind(undefined, body, charset, true) }),
+    ...(lossless ? {} : { lossless: streamingLossless.bind(undefined, body, charset) }),
   };
 }
+
+/** parseStreaming, losslessly (see compactLossless). */
+const streamingLossless = bindable(function (body: Buffer, charset: string): ParsedRows {
+  return parseStreaming(body, charset, true);
+});
 
 /** Parse an ingest body in `format` (charset from the Content-Type). Throws INGEST_MALFORMED. */
 export function parseIngestBody(body: Buffer, format: IngestFormat, charset = 'utf-8'): ParsedRows {
