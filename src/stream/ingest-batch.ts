@@ -55,7 +55,7 @@ class DoubtList implements DoubtSink {
 }
 
 /** Rows re-encoded from their parsed values; bound per request (unnamed: fast-bind.ts). */
-const encodeRows = bindable(function (values: unknown[]): Buffer {
+const encodeRows = bindable((values: unknown[]): Buffer => {
   // JSON.stringify never emits a raw newline, so the payload has no blank line.
   return values.length === 0 ? Buffer.alloc(0) : Buffer.from(JSON.stringify(values).slice(1, -1));
 });

@@ -235,9 +235,9 @@ function parseCompact(body: Buffer, charset: string, lossless = false): ParsedRo
 }
 
 /** parseCompact, losslessly: unnamed by the loader, so that binding it per request is cheap (fast-bind.ts). */
-const compactLossless = bindable(function (body: Buffer, charset: string): ParsedRows {
-  return parseCompact(body, charset, true);
-});
+const compactLossless = bindable(
+  (body: Buffer, charset: string): ParsedRows => parseCompact(body, charset, true),
+);
 
 /** Split concatenated JSON values (`{..}{..}`, NDJSON, with or without separators) into their texts. */
 export function splitJsonValues(text: string): string[] {
@@ -327,9 +327,9 @@ function parseStreaming(body: Buffer, charset: string, lossless = false): Parsed
 }
 
 /** parseStreaming, losslessly (see compactLossless). */
-const streamingLossless = bindable(function (body: Buffer, charset: string): ParsedRows {
-  return parseStreaming(body, charset, true);
-});
+const streamingLossless = bindable(
+  (body: Buffer, charset: string): ParsedRows => parseStreaming(body, charset, true),
+);
 
 /** Parse an ingest body in `format` (charset from the Content-Type). Throws INGEST_MALFORMED. */
 export function parseIngestBody(body: Buffer, format: IngestFormat, charset = 'utf-8'): ParsedRows {
