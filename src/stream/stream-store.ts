@@ -711,7 +711,8 @@ export class StreamStore {
 
   /** Run an ingest inside the stream's gate (see IngestGate); an unknown stream has none. */
   private gated<T>(db: string, name: string, fn: () => Promise<T>): Promise<T> {
-    const gate = this.get(db, name) ? this.gateOf(streamKey(db, name)) : undefined;
+    const key = streamKey(db, name); // made once: its hash is kept for the second lookup
+    const gate = this.o.catalog.get(STREAM_KIND, key) ? this.gateOf(key) : undefined;
     if (gate && !gate.tryEnter()) return this.gatedAfterWait(gate, fn);
     // An open gate is entered at once, and not through an async function: a request waiting for
     // its commit holds the writer's promise and this one, no async frame.
