@@ -197,38 +197,47 @@ export function installAuth(
   // A callback hook: a request whose credentials are cached (every request of a client after its
   // first) is admitted synchronously, without a promise; only a real check goes async.
   const guard = (request: FastifyRequest, reply: FastifyReply, access: Access, done: HookDone): void => {
+    let creds: { kind: 'basic' | 'apikey'; value: string } | undefined;
+    let cacheKey = '';
+    const since = epoch;
     try {
       const known = rememberedUser(request);
       if (known) {
         admit(request, known, access);
-        return done();
+      } else {
+        creds = credentialsOf(request);
+        if (!creds) throw err('AUTH_REQUIRED');
+        cacheKey = `${creds.kind} ${creds.value}`;
+        const cached = cache.get(cacheKey, users.generation);
+        const user = cached ? users.get(cached.username) : undefined;
+        if (cached && user) {
+          remember(request, cached, user, since);
+          admit(request, user, access);
+          creds = undefined;
+        }
       }
-      const creds = credentialsOf(request);
-      if (!creds) throw err('AUTH_REQUIRED');
-      const cacheKey = `${creds.kind} ${creds.value}`;
-      const since = epoch;
-      const cached = cache.get(cacheKey, users.generation);
-      const user = cached ? users.get(cached.username) : undefined;
-      if (cached && user) {
-        remember(request, cached, user, since);
-        admit(request, user, access);
-        return done();
-      }
-      verify(request, reply, creds, cacheKey).then(
-        ({ user: u, entry }) => {
-          try {
-            if (entry) remember(request, entry, u, since);
-            admit(request, u, access);
-            done();
-          } catch (e) {
-            done(e as Error);
-          }
-        },
-        (e: Error) => done(e),
-      );
     } catch (e) {
       done(e as Error);
+      return;
     }
+    // Admitted from memory: on at once, without a promise.
+    if (!creds) {
+      done();
+      return;
+    }
+    verify(request, reply, creds, cacheKey).then(
+      ({ user: u, entry }) => {
+        try {
+          if (entry) remember(request, entry, u, since);
+          admit(request, u, access);
+        } catch (e) {
+          done(e as Error);
+          return;
+        }
+        done();
+      },
+      (e: Error) => done(e),
+    );
   };
 
   // The guard is the first onRequest hook of every route that is not public, with the route's
