@@ -276,9 +276,8 @@ export function streamRoutes(app: FastifyInstance, s: Services): void {
     raw.removeAllContentTypeParsers();
     raw.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
     raw.post('/v1beta2/streams/:name/ingest', { schema: ingest, config: ADMIN }, (request, reply) => {
-      // Not async: the request holds no promise of its own while it waits for its commit (the
-      // writer's), and its answer is sent from the commit's callback. A throw here, or a refused
-      // commit handed to reply.send, reaches the error handler as a rejected async handler's would.
+      // Not async: no async frame held while the request waits for its commit. A throw here
+      // reaches the error handler as an async handler's rejection would.
       const { name } = request.params as { name: string };
       const q = request.query as { db?: string; format?: string };
       const { format, charset } = resolveIngestFormat(request.headers['content-type'], q.format);
@@ -296,15 +295,14 @@ export function streamRoutes(app: FastifyInstance, s: Services): void {
               s.streams.ingestBody(db, name, body, format, charset, options),
             );
       // The contract's answer is 200 with an empty body; the header says what this request wrote
-      // (0 for an empty body, or a retry of an idempotency id already committed). Anonymous arrows:
-      // the TypeScript loader names (defineProperty) every arrow assigned to a name, per request.
-      committed.then(
-        (result: CommitResult) =>
-          reply
-            .status(200)
-            .header(ROWS_WRITTEN_HEADER, result.duplicate ? 0 : result.count)
-            .send(),
-        (e: unknown) => reply.send(e),
+      // (0 for an empty body, or a retry of an idempotency id already committed). The promise goes
+      // back to Fastify, which answers a refusal (whatever was thrown) as for an async handler. An
+      // anonymous arrow: the TypeScript loader names (defineProperty) every arrow assigned to a name.
+      return committed.then((result: CommitResult) =>
+        reply
+          .status(200)
+          .header(ROWS_WRITTEN_HEADER, result.duplicate ? 0 : result.count)
+          .send(),
       );
     });
   });
