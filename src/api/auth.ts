@@ -1,11 +1,20 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  onRequestHookHandler,
+} from 'fastify';
+
+type HookDone = HookHandlerDoneFunction;
+
 import { type Actor, actorOf } from '../catalog/audit.ts';
 import type { User, UserStore } from '../catalog/user-store.ts';
 import { err, isTributaryError } from '../errors/tributary-error.ts';
 import { type Access, collectRouteAccess, roleMayCall } from './access.ts';
 import { AuthThrottle } from './auth-throttle.ts';
 import { clientAddressKey } from './client-address.ts';
-import { CredentialCache } from './credential-cache.ts';
+import { type CachedCredential, CredentialCache } from './credential-cache.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -38,6 +47,18 @@ function credentialsOf(request: FastifyRequest): { kind: 'basic' | 'apikey'; val
   const apiKey = request.headers['x-api-key'];
   if (typeof apiKey === 'string' && apiKey) return { kind: 'apikey', value: apiKey };
   return undefined;
+}
+
+/**
+ * What a connection last authenticated with: its credential headers as sent, and the user they
+ * resolved to under `entry` (its users' generation and expiry) and the authenticator's `epoch`.
+ */
+interface ConnectionAuth {
+  readonly authorization: string | undefined;
+  readonly apiKey: string | string[] | undefined;
+  readonly entry: CachedCredential;
+  readonly epoch: number;
+  readonly user: User;
 }
 
 export interface Authenticator {
@@ -111,12 +132,19 @@ export function installAuth(
     }
   };
 
+  // Bumped by invalidate(): what was remembered before no longer answers.
+  let epoch = 0;
+
   const verify = async (
     request: FastifyRequest,
     reply: FastifyReply,
     creds: { kind: 'basic' | 'apikey'; value: string },
     cacheKey: string,
-  ): Promise<User> => {
+  ): Promise<{ user: User; entry: CachedCredential | undefined }> => {
+    // A change to users while the check runs (a password changed, a key deleted) may make its
+    // answer stale: it then admits this request (as before the change) but is not remembered.
+    const generation = users.generation;
+    const since = epoch;
     let user: User | undefined;
     // API keys are long random strings checked with a fast hash: no limit needed.
     try {
@@ -128,44 +156,117 @@ export function installAuth(
       throw withRetryAfter(reply, e);
     }
     if (!user) throw err('AUTH_FAILED');
-    cache.set(cacheKey, user.username);
-    return user;
+    const current = users.generation === generation && epoch === since;
+    return { user, entry: current ? cache.set(cacheKey, user.username, generation) : undefined };
+  };
+
+  // Per keep-alive connection, the credentials it last authenticated with: a client sends the same
+  // header on every request, which is then compared as it is instead of parsed and hashed for the
+  // cache. It answers only while its cache entry would (same users' generation, not expired, no
+  // invalidate() since), so revoking a key or changing a password takes effect on the connection's
+  // next request. Kept with the socket (a WeakMap): it goes when the connection does.
+  const byConnection = new WeakMap<object, ConnectionAuth>();
+  const remember = (request: FastifyRequest, entry: CachedCredential, user: User, since: number): void => {
+    const socket = request.raw.socket as object | undefined;
+    if (!socket) return;
+    const headers = request.headers;
+    byConnection.set(socket, {
+      authorization: headers.authorization,
+      apiKey: headers['x-api-key'],
+      entry,
+      epoch: since,
+      user,
+    });
+  };
+  const rememberedUser = (request: FastifyRequest): User | undefined => {
+    const socket = request.raw.socket as object | undefined;
+    const known = socket ? byConnection.get(socket) : undefined;
+    if (known === undefined) return undefined;
+    const headers = request.headers;
+    if (
+      known.authorization !== headers.authorization ||
+      known.apiKey !== headers['x-api-key'] ||
+      known.epoch !== epoch ||
+      known.entry.generation !== users.generation ||
+      known.entry.until < Date.now()
+    )
+      return undefined;
+    return known.user;
   };
 
   // A callback hook: a request whose credentials are cached (every request of a client after its
   // first) is admitted synchronously, without a promise; only a real check goes async.
-  app.addHook('onRequest', (request, reply, done) => {
-    // No route (404): nothing to guard.
-    if (!request.routeOptions.url) return done();
-    const access = request.routeOptions.config?.access ?? 'admin';
-    if (access === 'public') return done();
+  const guard = (request: FastifyRequest, reply: FastifyReply, access: Access, done: HookDone): void => {
+    let creds: { kind: 'basic' | 'apikey'; value: string } | undefined;
+    let cacheKey = '';
+    const since = epoch;
     try {
-      const creds = credentialsOf(request);
-      if (!creds) throw err('AUTH_REQUIRED');
-      const cacheKey = `${creds.kind} ${creds.value}`;
-      const cached = cache.get(cacheKey);
-      const user = cached ? users.get(cached) : undefined;
-      if (user) {
-        admit(request, user, access);
-        return done();
+      const known = rememberedUser(request);
+      if (known) {
+        admit(request, known, access);
+      } else {
+        creds = credentialsOf(request);
+        if (!creds) throw err('AUTH_REQUIRED');
+        cacheKey = `${creds.kind} ${creds.value}`;
+        const cached = cache.get(cacheKey, users.generation);
+        const user = cached ? users.get(cached.username) : undefined;
+        if (cached && user) {
+          remember(request, cached, user, since);
+          admit(request, user, access);
+          creds = undefined;
+        }
       }
-      verify(request, reply, creds, cacheKey).then(
-        (u) => {
-          try {
-            admit(request, u, access);
-            done();
-          } catch (e) {
-            done(e as Error);
-          }
-        },
-        (e: Error) => done(e),
-      );
     } catch (e) {
       done(e as Error);
+      return;
     }
+    // Admitted from memory: on at once, without a promise.
+    if (!creds) {
+      done();
+      return;
+    }
+    verify(request, reply, creds, cacheKey).then(
+      ({ user: u, entry }) => {
+        try {
+          if (entry) remember(request, entry, u, since);
+          admit(request, u, access);
+        } catch (e) {
+          done(e as Error);
+          return;
+        }
+        done();
+      },
+      (e: Error) => done(e),
+    );
+  };
+
+  // The guard is the first onRequest hook of every route that is not public, with the route's
+  // access bound when the route is added: no route lookup per request (fastify builds a new
+  // `request.routeOptions` object on every read). Routes Fastify answers itself (404) have none.
+  const guards = new Map<Access, onRequestHookHandler>();
+  const guardOf = (access: Access): onRequestHookHandler => {
+    let hook = guards.get(access);
+    if (!hook) {
+      hook = function authenticate(request, reply, done) {
+        guard(request, reply, access, done);
+      };
+      guards.set(access, hook);
+    }
+    return hook;
+  };
+  app.addHook('onRoute', (route) => {
+    const access = route.config?.access ?? 'admin';
+    if (access === 'public') return;
+    const own = route.onRequest === undefined ? [] : [route.onRequest].flat();
+    route.onRequest = [guardOf(access), ...own];
   });
 
-  return { invalidate: () => cache.clear() };
+  return {
+    invalidate: () => {
+      cache.clear();
+      epoch++;
+    },
+  };
 }
 
 /** The audit actor of a request. */

@@ -3,27 +3,37 @@ import { hash } from 'node:crypto';
 const CACHE_TTL_MS = 5 * 60 * 1000;
 const CACHE_MAX = 10_000;
 
+/** A remembered authentication: whose it is, until when, and of which generation of the users. */
+export interface CachedCredential {
+  readonly username: string;
+  readonly until: number;
+  readonly generation: number;
+}
+
 /**
  * Remembers credentials that passed verification, keyed by a hash of the header value, so that a
- * stream of ingest requests does not pay for scrypt on every request. Any change to users clears it.
+ * stream of ingest requests does not pay for scrypt on every request. Any change to users clears it:
+ * an entry answers only for the users' generation it was verified under (UserStore.generation).
  */
 export class CredentialCache {
-  private readonly entries = new Map<string, { username: string; until: number }>();
+  private readonly entries = new Map<string, CachedCredential>();
 
-  get(header: string): string | undefined {
+  get(header: string, generation: number): CachedCredential | undefined {
     const key = this.key(header);
     const hit = this.entries.get(key);
     if (!hit) return undefined;
-    if (hit.until < Date.now()) {
+    if (hit.until < Date.now() || hit.generation !== generation) {
       this.entries.delete(key);
       return undefined;
     }
-    return hit.username;
+    return hit;
   }
 
-  set(header: string, username: string): void {
+  set(header: string, username: string, generation: number): CachedCredential {
     if (this.entries.size >= CACHE_MAX) this.entries.clear();
-    this.entries.set(this.key(header), { username, until: Date.now() + CACHE_TTL_MS });
+    const entry = { username, until: Date.now() + CACHE_TTL_MS, generation };
+    this.entries.set(this.key(header), entry);
+    return entry;
   }
 
   clear(): void {

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preValidationHookHandler } from 'fastify';
 
 interface ObjectSchema {
   type?: string | string[];
@@ -40,13 +40,22 @@ export function stripOptionalNulls(value: unknown, schema: ObjectSchema | undefi
   }
 }
 
-/** Strip the optional nulls of every JSON body before the route's schema validates it. */
+/**
+ * Strip the optional nulls of every JSON body before the route's schema validates it: a
+ * preValidation hook on each route with a body schema, the schema bound when the route is added
+ * (install before any route). Routes without one (ingest: its body is bytes) run no hook at all.
+ */
 export function installOptionalNulls(app: FastifyInstance): void {
-  // A callback hook, not an async one: no promise per request (ingest bodies are bytes: nothing to do).
-  app.addHook('preValidation', (request, _reply, done) => {
-    const schema = request.routeOptions.schema?.body as ObjectSchema | undefined;
-    if (schema && request.body && typeof request.body === 'object' && !Buffer.isBuffer(request.body))
-      stripOptionalNulls(request.body, schema);
-    done();
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema?.body as ObjectSchema | undefined;
+    if (!schema) return;
+    // A callback hook, not an async one: no promise per request.
+    const strip: preValidationHookHandler = (request, _reply, done) => {
+      if (request.body && typeof request.body === 'object' && !Buffer.isBuffer(request.body))
+        stripOptionalNulls(request.body, schema);
+      done();
+    };
+    const own = route.preValidation === undefined ? [] : [route.preValidation].flat();
+    route.preValidation = [strip, ...own];
   });
 }

@@ -5,6 +5,7 @@ import { frameworkErrorHandler, httpClientErrorHandler, installErrorHandlers } f
 import { installOptionalNulls } from './optional-nulls.ts';
 import { installRequestId, requestIdOf } from './request-id.ts';
 import { BODY_LIMIT, PATH_SEGMENT_LIMIT } from './request-limits.ts';
+import { deferredChildLogger } from './request-logger.ts';
 import { clusterRoutes } from './routes/cluster.ts';
 import { dashboardRoutes } from './routes/dashboards.ts';
 import { dictionaryRoutes } from './routes/dictionaries.ts';
@@ -44,6 +45,8 @@ export function buildServer(services: Services): FastifyInstance {
       },
     ) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
+    // request.log is made when a request first logs (most never do): src/api/request-logger.ts.
+    childLoggerFactory: deferredChildLogger,
     bodyLimit: BODY_LIMIT,
     // The caller's valid `x-request-id`, else a new one; answered on every response.
     requestIdHeader: false,

@@ -42,6 +42,15 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 export class UserStore {
   /** A hash no password matches, checked for unknown usernames (made on first need). */
   private unknownUserHash: Promise<string> | undefined;
+  private changes = 0;
+
+  /**
+   * Bumped by every change to users or API keys (create, update, delete; a key created or deleted),
+   * after the change is stored: whoever remembers an authentication (src/api/auth.ts) compares it.
+   */
+  get generation(): number {
+    return this.changes;
+  }
 
   constructor(private readonly catalog: Catalog) {}
 
@@ -61,7 +70,9 @@ export class UserStore {
   async create(username: string, password: string, role: Role, actor: Actor): Promise<User> {
     if (this.catalog.get('user', username)) throw err('USER_ALREADY_EXISTS', { name: username });
     const stored: StoredUser = { username, role, password_hash: await hashPassword(password) };
-    return this.view(await this.catalog.create('user', username, stored, actor));
+    const created = await this.catalog.create('user', username, stored, actor);
+    this.changes++;
+    return this.view(created);
   }
 
   async update(username: string, patch: { password?: string; role?: Role }, actor: Actor): Promise<User> {
@@ -75,7 +86,11 @@ export class UserStore {
       ...(patch.role ? { role: patch.role } : {}),
       ...(patch.password !== undefined ? { password_hash: await hashPassword(patch.password) } : {}),
     };
-    return this.view(await this.catalog.update('user', username, next, actor));
+    try {
+      return this.view(await this.catalog.update('user', username, next, actor));
+    } finally {
+      this.changes++;
+    }
   }
 
   async delete(username: string): Promise<void> {
@@ -84,10 +99,14 @@ export class UserStore {
     if (existing.value.role === 'admin' && this.adminCount() === 1) {
       throw err('LAST_ADMIN', { name: username, action: 'deleted' });
     }
-    for (const k of this.catalog.list<StoredApiKey>('api_key', (r) => r.value.username === username)) {
-      await this.catalog.delete('api_key', k.key);
+    try {
+      for (const k of this.catalog.list<StoredApiKey>('api_key', (r) => r.value.username === username)) {
+        await this.catalog.delete('api_key', k.key);
+      }
+      await this.catalog.delete('user', username);
+    } finally {
+      this.changes++;
     }
-    await this.catalog.delete('user', username);
   }
 
   /**
@@ -111,6 +130,7 @@ export class UserStore {
     const id = randomBytes(8).toString('hex');
     const stored: StoredApiKey = { id, name, username, key_hash: sha256(key), prefix: key.slice(0, 8) };
     const rec = await this.catalog.create('api_key', id, stored, actor);
+    this.changes++;
     return { ...this.keyView(rec), key };
   }
 
@@ -121,7 +141,11 @@ export class UserStore {
   }
 
   async deleteApiKey(id: string): Promise<boolean> {
-    return this.catalog.delete('api_key', id);
+    try {
+      return await this.catalog.delete('api_key', id);
+    } finally {
+      this.changes++;
+    }
   }
 
   /** The user an API key belongs to, or undefined. */

@@ -1,8 +1,9 @@
 import { err } from '../errors/tributary-error.ts';
+import { bindable } from './fast-bind.ts';
 import type { ParsedRows } from './ingest-body.ts';
 import type { ProducerTag } from './producer-marks.ts';
 import type { StagedRows } from './stage-area.ts';
-import type { StreamSchema } from './stream-schema.ts';
+import type { ColumnRule, StreamSchema } from './stream-schema.ts';
 import { type DoubtKind, type DoubtSink, LossyNumber } from './value-checks.ts';
 
 export type PayloadFormat = 'JSONCompactEachRow' | 'JSONEachRow';
@@ -53,10 +54,11 @@ class DoubtList implements DoubtSink {
   }
 }
 
-function encodeRows(values: unknown[]): Buffer {
+/** Rows re-encoded from their parsed values; bound per request (unnamed: fast-bind.ts). */
+const encodeRows = bindable((values: unknown[]): Buffer => {
   // JSON.stringify never emits a raw newline, so the payload has no blank line.
   return values.length === 0 ? Buffer.alloc(0) : Buffer.from(JSON.stringify(values).slice(1, -1));
-}
+});
 
 async function settleDoubts(doubts: DoubtList, options: PrepareOptions): Promise<void> {
   if (doubts.items.length === 0) return;
@@ -81,13 +83,31 @@ async function settleDoubts(doubts: DoubtList, options: PrepareOptions): Promise
   }
 }
 
-function prepareCompact(
-  schema: StreamSchema,
-  parsed: Extract<ParsedRows, { kind: 'compact' }>,
-  options: PrepareOptions,
-  doubts: DoubtList,
-): PreparedBatch {
-  const { columns, rows } = parsed;
+/** A compact request's column list checked against a schema: its rules and its batch shape. */
+interface ColumnPlan {
+  readonly columns: readonly string[];
+  readonly rules: readonly ColumnRule[];
+  readonly seen: ReadonlySet<string>;
+  readonly shape: string;
+}
+
+/**
+ * The last column list each schema accepted: a client sends the same `columns` on every request,
+ * which is then compared name by name instead of checked and joined again. A schema is replaced,
+ * never changed, when its stream's columns change, so a plan never outlives its rules.
+ */
+const lastPlans = new WeakMap<StreamSchema, ColumnPlan>();
+
+function sameColumns(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The rules of `columns` (throws the first unknown, read-only or repeated column), remembered. */
+function columnPlan(schema: StreamSchema, columns: readonly string[]): ColumnPlan {
+  const last = lastPlans.get(schema);
+  if (last && sameColumns(last.columns, columns)) return last;
   const stream = schema.streamName;
   const seen = new Set<string>();
   const rules = columns.map((c) => {
@@ -98,7 +118,22 @@ function prepareCompact(
     if (!rule.writable) throw err('INGEST_READ_ONLY_COLUMN', { column: c, stream, detail: rule.reason });
     return rule;
   });
-  const required = new Set(options.requiredColumns ?? []);
+  const plan = { columns: [...columns], rules, seen, shape: `C\u0001${columns.join('\u0001')}` };
+  lastPlans.set(schema, plan);
+  return plan;
+}
+
+const NO_REQUIRED: ReadonlySet<string> = new Set();
+
+function prepareCompact(
+  schema: StreamSchema,
+  parsed: Extract<ParsedRows, { kind: 'compact' }>,
+  options: PrepareOptions,
+  doubts: DoubtList,
+): PreparedBatch {
+  const { columns, rows } = parsed;
+  const { rules, seen, shape } = columnPlan(schema, columns);
+  const required = options.requiredColumns ? new Set(options.requiredColumns) : NO_REQUIRED;
   if (rows.length > 0 && columns.length === 0)
     throw err('INGEST_MALFORMED', { detail: '"columns" is empty' });
   if (rows.length > 0) {
@@ -131,15 +166,16 @@ function prepareCompact(
   }
   // bind, not an arrow: no per-request function naming by the TypeScript loader (ingest-body.ts).
   const reencode = encodeRows.bind(undefined, rows);
+  // One literal, every key present (undefined when unset): no spread objects per request.
   return {
     rows: rows.length,
-    shape: `C\u0001${columns.join('\u0001')}`,
+    shape,
     format: 'JSONCompactEachRow',
     columns,
     payload: parsed.passthrough ?? reencode(),
-    ...(parsed.passthrough ? { reencode } : {}),
-    ...(options.idempotencyId ? { idempotencyId: options.idempotencyId } : {}),
-    ...(options.producer ? { producer: options.producer } : {}),
+    reencode: parsed.passthrough ? reencode : undefined,
+    idempotencyId: options.idempotencyId || undefined,
+    producer: options.producer || undefined,
   };
 }
 

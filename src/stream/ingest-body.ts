@@ -1,5 +1,6 @@
 import { parse as losslessParse } from 'lossless-json';
 import { err } from '../errors/tributary-error.ts';
+import { bindable } from './fast-bind.ts';
 import type { IngestFormat } from './ingest-format.ts';
 
 /**
@@ -129,9 +130,10 @@ function skipWs(b: Buffer, i: number): number {
 
 function expectKey(b: Buffer, i: number, key: string): number {
   const j = skipWs(b, i);
-  const quoted = `"${key}"`;
-  if (b.toString('latin1', j, j + quoted.length) !== quoted) return -1;
-  const k = skipWs(b, j + quoted.length);
+  // Compared byte by byte (the keys are ASCII): no string made per request.
+  if (b[j] !== 0x22 || b[j + key.length + 1] !== 0x22) return -1;
+  for (let k = 0; k < key.length; k++) if (b[j + 1 + k] !== key.charCodeAt(k)) return -1;
+  const k = skipWs(b, j + key.length + 2);
   return b[k] === 0x3a ? skipWs(b, k + 1) : -1;
 }
 
@@ -220,16 +222,22 @@ function parseCompact(body: Buffer, charset: string, lossless = false): ParsedRo
   const keys = Object.keys(doc);
   const canonical = utf8 && keys.length === 2 && keys[0] === 'columns' && keys[1] === 'data';
   const passthrough = canonical ? compactRowsSlice(body, offset, hasBlankLine(text)) : undefined;
+  // One literal, unset keys undefined: no spread objects per request.
   return {
     kind: 'compact',
     columns: columns as string[],
     rows: data as unknown[][],
-    ...(passthrough ? { passthrough } : {}),
+    passthrough,
     // bind, not an arrow: the TypeScript loader names every arrow it sees assigned to a name
     // (a defineProperty per request on this path, ~1 µs in the 256-client profile).
-    ...(lossless ? {} : { lossless: parseCompact.bind(undefined, body, charset, true) }),
+    lossless: lossless ? undefined : compactLossless.bind(undefined, body, charset),
   };
 }
+
+/** parseCompact, losslessly: unnamed by the loader, so that binding it per request is cheap (fast-bind.ts). */
+const compactLossless = bindable(
+  (body: Buffer, charset: string): ParsedRows => parseCompact(body, charset, true),
+);
 
 /** Split concatenated JSON values (`{..}{..}`, NDJSON, with or without separators) into their texts. */
 export function splitJsonValues(text: string): string[] {
@@ -314,9 +322,14 @@ function parseStreaming(body: Buffer, charset: string, lossless = false): Parsed
     kind: 'objects',
     objects,
     ...(passthrough ? { passthrough } : {}),
-    ...(lossless ? {} : { lossless: parseStreaming.bind(undefined, body, charset, true) }),
+    ...(lossless ? {} : { lossless: streamingLossless.bind(undefined, body, charset) }),
   };
 }
+
+/** parseStreaming, losslessly (see compactLossless). */
+const streamingLossless = bindable(
+  (body: Buffer, charset: string): ParsedRows => parseStreaming(body, charset, true),
+);
 
 /** Parse an ingest body in `format` (charset from the Content-Type). Throws INGEST_MALFORMED. */
 export function parseIngestBody(body: Buffer, format: IngestFormat, charset = 'utf-8'): ParsedRows {

@@ -78,9 +78,10 @@ function checkedCharset(raw: string | undefined, contentType: string): string {
   return label;
 }
 
-/** Resolutions already made, by Content-Type and `format` parameter (pure; bounded). */
-const resolved = new Map<string, ResolvedFormat>();
+/** Resolutions already made, by `format` parameter then Content-Type (pure; bounded). */
+const resolved = new Map<string, Map<string, ResolvedFormat>>();
 const RESOLVED_MAX = 256;
+let resolvedCount = 0;
 
 /** Pick the body format of an ingest request; throws INVALID_FIELD or UNSUPPORTED_MEDIA_TYPE. */
 export function resolveIngestFormat(
@@ -88,13 +89,23 @@ export function resolveIngestFormat(
   formatParam: string | undefined,
 ): ResolvedFormat {
   // Every request of a client sends the same header: its answer is looked up rather than parsed
-  // again (a TextDecoder is built to check the charset). Refusals are not remembered.
-  const key = `${formatParam ?? ''}\u0000${contentType ?? ''}`;
-  const known = resolved.get(key);
+  // again (a TextDecoder is built to check the charset). Refusals are not remembered. Two levels
+  // rather than one key made of both: no string built per request.
+  const byType = resolved.get(formatParam ?? '');
+  const known = byType?.get(contentType ?? '');
   if (known) return known;
   const r = resolveUncached(contentType, formatParam);
-  if (resolved.size >= RESOLVED_MAX) resolved.clear();
-  resolved.set(key, Object.freeze(r));
+  if (resolvedCount >= RESOLVED_MAX) {
+    resolved.clear();
+    resolvedCount = 0;
+  }
+  let types = resolved.get(formatParam ?? '');
+  if (!types) {
+    types = new Map();
+    resolved.set(formatParam ?? '', types);
+  }
+  types.set(contentType ?? '', Object.freeze(r));
+  resolvedCount++;
   return r;
 }
 

@@ -32,6 +32,18 @@ export class IngestGate {
     if (this.inside === 0) this.drained?.();
   }
 
+  /** `leave`, then answer `value`: a promise's fulfilment handler, made once per gate. */
+  readonly leaveWith = <T>(value: T): T => {
+    this.leave();
+    return value;
+  };
+
+  /** `leave`, then throw `reason` again: a promise's rejection handler, made once per gate. */
+  readonly leaveThrowing = (reason: unknown): never => {
+    this.leave();
+    throw reason;
+  };
+
   /** Hold new requests back and wait until the ones inside have left. */
   async close(): Promise<void> {
     while (this.closed) await this.closed.promise;

@@ -596,11 +596,12 @@ export class StreamStore {
     options: IngestOptions,
     staged?: StagedRows,
   ): Promise<CommitResult> {
+    // One literal, unset keys undefined: no spread objects per request.
     const prepare: PrepareOptions = {
       verifyDoubts: rt.verifyDoubts,
-      ...(options.idempotencyId ? { idempotencyId: options.idempotencyId } : {}),
-      ...(options.requiredColumns ? { requiredColumns: options.requiredColumns } : {}),
-      ...(options.producer ? { producer: options.producer } : {}),
+      idempotencyId: options.idempotencyId || undefined,
+      requiredColumns: options.requiredColumns,
+      producer: options.producer,
     };
     const prepared = prepareBatchNow(rt.schema, parsed, prepare);
     if (prepared instanceof Promise) return prepared.then((batch) => submitBatch(rt, batch, staged));
@@ -728,11 +729,24 @@ export class StreamStore {
   // ---- internals ----
 
   /** Run an ingest inside the stream's gate (see IngestGate); an unknown stream has none. */
-  private async gated<T>(db: string, name: string, fn: () => Promise<T>): Promise<T> {
-    if (!this.get(db, name)) return fn();
-    const gate = this.gateOf(streamKey(db, name));
-    // An open gate is entered at once: no promise and no extra turn per request.
-    if (!gate.tryEnter()) await gate.enter();
+  private gated<T>(db: string, name: string, fn: () => Promise<T>): Promise<T> {
+    const key = streamKey(db, name); // made once: its hash is kept for the second lookup
+    const gate = this.o.catalog.get(STREAM_KIND, key) ? this.gateOf(key) : undefined;
+    if (gate && !gate.tryEnter()) return this.gatedAfterWait(gate, fn);
+    // An open gate is entered at once, and not through an async function: a request waiting for
+    // its commit holds the writer's promise and this one, no async frame.
+    let pending: Promise<T>;
+    try {
+      pending = fn();
+    } catch (e) {
+      gate?.leave();
+      return Promise.reject(e);
+    }
+    return gate ? pending.then(gate.leaveWith as (v: T) => T, gate.leaveThrowing) : pending;
+  }
+
+  private async gatedAfterWait<T>(gate: IngestGate, fn: () => Promise<T>): Promise<T> {
+    await gate.enter();
     try {
       return await fn();
     } finally {

@@ -221,3 +221,33 @@ test('prepareBatchNow answers the batch itself when no value needs the engine, a
     /Row 1, column id/,
   );
 });
+
+test('a column list accepted once is remembered per schema: other lists and other schemas are still checked', async () => {
+  const good = '{"columns":["id","name"],"data":[[1,"a"]]}';
+  for (let i = 0; i < 2; i++) {
+    const b = await prepareBatch(schema, parseIngestBody(Buffer.from(good), 'compact'));
+    assert.equal(b.shape, 'C\u0001id\u0001name');
+    assert.deepEqual(b.columns, ['id', 'name']);
+  }
+  await rejects('{"columns":["id","nope"],"data":[[1,"a"]]}', 'compact', 'INGEST_UNKNOWN_COLUMN', /nope/);
+  await rejects('{"columns":["id","id"],"data":[[1,2]]}', 'compact', 'INGEST_MALFORMED', /appears twice/);
+  await rejects('{"columns":["id","twice"],"data":[[1,2]]}', 'compact', 'INGEST_READ_ONLY_COLUMN', /twice/);
+  await rejects('{"columns":["id","name"],"data":[["x","a"]]}', 'compact', 'INGEST_BAD_VALUE', /id/);
+  assert.equal((await prepareBatch(schema, parseIngestBody(Buffer.from(good), 'compact'))).rows, 1);
+  // The same list against another schema, where `name` is an ALIAS column: refused there.
+  const other = new StreamSchema(
+    defineStream({
+      name: 'events2',
+      columns: [
+        { name: 'id', type: 'int64' },
+        { name: 'name', type: 'string', alias: 'to_string(id)' },
+      ],
+    }),
+  );
+  await assert.rejects(
+    prepareBatch(other, parseIngestBody(Buffer.from(good), 'compact')),
+    (e: unknown) => e instanceof TributaryError && e.errorName === 'INGEST_READ_ONLY_COLUMN',
+  );
+  // Required columns are checked per request, whatever list was remembered.
+  await rejects(good, 'compact', 'INGEST_MISSING_COLUMN', /score/, { requiredColumns: ['score'] });
+});
