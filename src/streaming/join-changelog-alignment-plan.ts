@@ -43,7 +43,7 @@ export function changelogAlignment(
     const s = sides[k] as StreamSource;
     const t = `toString(toUnixTimestamp64Nano(toDateTime64(${quoteIdent(columns[k] as string)}, 9)))`;
     return new SqlTemplate(
-      `SELECT _tp_sn, ${t} FROM ${rangeSource(s.definition)} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)} ORDER BY _tp_sn`,
+      `SELECT _tp_sn, ${t} FROM ${rangeSource(s.definition, P.lo(s.index))} WHERE _tp_sn > ${P.lo(s.index)} AND _tp_sn <= ${P.hi(s.index)} ORDER BY _tp_sn`,
     );
   }) as [SqlTemplate, SqlTemplate];
   return { times, lagNs: a.lagNs };

@@ -36,13 +36,13 @@ export function joinSideSql(
   const at = P.at(index);
   const delta = quoteIdent('_tp_delta');
   if (kind === 'rows') {
-    const changed = `SELECT *, _tp_sn FROM ${rangeSource(def)} WHERE ${all} = 0 AND _tp_sn > ${lo} AND _tp_sn <= ${hi}`;
+    const changed = `SELECT *, _tp_sn FROM ${rangeSource(def, lo)} WHERE ${all} = 0 AND _tp_sn > ${lo} AND _tp_sn <= ${hi}`;
     const only = restrict ? ` AND (${restrict})` : '';
     const state = `SELECT * FROM ${netRowsUpTo(def, at, `(SELECT * FROM ${kept} WHERE ${all} = 1${only})`)}`;
     return `(SELECT * FROM (${changed} UNION ALL ${state}) ORDER BY _tp_sn)`;
   }
   const keys = def.keyColumns.join(', ');
-  const changedKeys = `SELECT ${keys} FROM ${rangeSource(def)} WHERE _tp_sn > ${lo} AND _tp_sn <= ${hi}`;
+  const changedKeys = `SELECT ${keys} FROM ${rangeSource(def, lo)} WHERE _tp_sn > ${lo} AND _tp_sn <= ${hi}`;
   // The stored columns in their order (as `SELECT *` of the stream), `_tp_delta` the part's sign
   // (streams of the kv modes other than changelog_kv do not store it), then `_tp_sn`.
   const sign = `toInt8(${P.sign(index)}) AS ${delta}`;
