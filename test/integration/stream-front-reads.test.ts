@@ -157,3 +157,32 @@ test('a stream made with the older Buffer layout gets the front and Merge tables
   await q.ingest('front_old', ['i'], [[4]]);
   assert.deepEqual(await q.rows('SELECT count() FROM table(front_old)'), [[4]]);
 });
+
+test('a move that fails after writing to the MergeTree takes its rows out again: no row is read twice', async () => {
+  await q.ok('CREATE STREAM front_fail (i int64)');
+  await q.ingest('front_fail', ['i'], [[1], [2]]);
+  await h.trb.services.streams.flush('default', 'front_fail');
+  await q.ingest('front_fail', ['i'], [[3], [4], [5]]);
+  const engine = h.trb.services.engine;
+  const query = engine.query;
+  let failed = 0;
+  engine.query = async (sql, options) => {
+    const r = await query.call(engine, sql, options);
+    // The move's INSERT runs, then reports a failure as if the connection had dropped after it.
+    if (failed === 0 && sql.startsWith('INSERT INTO `default`.`.tp_history.front_fail`')) {
+      failed++;
+      throw new Error('injected failure after the move wrote its rows');
+    }
+    return r;
+  };
+  try {
+    await assert.rejects(h.trb.services.streams.flush('default', 'front_fail'), /injected failure/);
+  } finally {
+    engine.query = query;
+  }
+  assert.equal(failed, 1);
+  assert.deepEqual(await q.rows('SELECT count(), sum(i) FROM table(front_fail)'), [[5, 15]]);
+  await h.trb.services.streams.flush('default', 'front_fail');
+  assert.deepEqual(await q.rows('SELECT count(), sum(i) FROM table(front_fail)'), [[5, 15]]);
+  assert.equal(await engineText('SELECT count() FROM default.`.tp_history.front_fail`'), '5');
+});
