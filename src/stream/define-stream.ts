@@ -147,6 +147,19 @@ export function checkName(kind: string, name: unknown): string {
   return name;
 }
 
+/**
+ * `checkName` for a name the engine gives a table or database: the engine reads one with `*`,
+ * `?` or `{` as a pattern of file names and fails (636 or 57, measured).
+ */
+export function checkTableName(kind: string, name: unknown): string {
+  const checked = checkName(kind, name);
+  if (/[*?{]/.test(checked))
+    bad(
+      `${kind} name ${JSON.stringify(checked)} is not allowed: the engine cannot name a table with *, ? or {`,
+    );
+  return checked;
+}
+
 /** Normalise a type to both spellings, or throw UNKNOWN_TYPE / BAD_ARGUMENTS. */
 export function normaliseType(type: string, column: string): { type: string; engineType: string } {
   try {
@@ -229,8 +242,8 @@ export function defineStream(spec: StreamSpec, options: DefineOptions = {}): Str
   const translate = options.translateExpression ?? identityTranslate;
   const expr = (input: ExprInput | undefined): SqlExpr | undefined => exprOf(input, translate);
 
-  const db = checkName('Database', spec.db ?? 'default');
-  const name = checkName('Stream', spec.name);
+  const db = checkTableName('Database', spec.db ?? 'default');
+  const name = checkTableName('Stream', spec.name);
   const settings = { ...(spec.settings ?? {}) };
   for (const key of Object.keys(settings)) {
     if (!ACTIVE_SETTINGS.includes(key) && !PASSIVE_SETTINGS.has(key)) {

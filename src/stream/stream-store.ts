@@ -18,7 +18,7 @@ import {
   type RangeListener,
 } from './committed-range-notifier.ts';
 import {
-  checkName,
+  checkTableName,
   defineStream,
   type ExprInput,
   identityTranslate,
@@ -385,7 +385,7 @@ export class StreamStore {
       this.locked(second, async () => {
         const old = this.require(db, name).value;
         const shownTo = toDb === 'default' ? toName : to;
-        checkName('Stream', toName);
+        checkTableName('Stream', toName);
         if (this.get(toDb, toName)) throw err('STREAM_ALREADY_EXISTS', { name: shownTo });
         for (const g of this.guards) g.beforeDrop?.(db, name);
         for (const g of this.guards) g.beforeCreate?.(toDb, toName);

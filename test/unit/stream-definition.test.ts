@@ -181,6 +181,8 @@ test('column problems: duplicates, unknown types, DEFAULT with ALIAS', () => {
   fails({ name: 's', columns: [{ name: 'x', type: 'array(int32' }] }, 'BAD_ARGUMENTS', /Invalid type/);
   fails({ name: 's', columns: [{ name: 'x', type: 'int32', default: '1', alias: '2' }] }, 'BAD_ARGUMENTS');
   fails({ name: '.hidden', columns: cols }, 'BAD_ARGUMENTS');
+  for (const name of ['a*b', 'a?b', 'a{1,2}b'])
+    fails({ name, columns: cols }, 'BAD_ARGUMENTS', /cannot name a table with \*, \? or \{/);
 });
 
 test('Proton expressions are translated for the engine; codecs and comments kept', () => {
