@@ -75,7 +75,12 @@ test(`${BODIES} mutated bodies: no 5xx, valid bodies accepted, rejected ingest w
   for (let i = 0; i < BODIES && failures.length < 10; i += CONCURRENCY) {
     const batch = requests.slice(i, i + CONCURRENCY);
     const answers = await Promise.all(
-      batch.map((req) => h.call(req.method, req.path, { body: req.body, headers: req.headers })),
+      batch.map((req, k) =>
+        answeredWithin(
+          h.call(req.method, req.path, { body: req.body, headers: req.headers }),
+          `#${i + k} ${req.method} ${req.path} (${req.what})`,
+        ),
+      ),
     );
     for (let k = 0; k < batch.length; k++)
       check(batch[k] as FuzzRequest, answers[k] as LightMyRequestResponse, i + k);
@@ -107,6 +112,18 @@ test(`${BODIES} mutated bodies: no 5xx, valid bodies accepted, rejected ingest w
   const info = await h.call('GET', '/info');
   assert.equal(info.statusCode, 200);
 });
+
+/**
+ * `answer`, or a failure naming the request when it is not answered within a minute (instead of
+ * the whole file's timeout, which names nothing).
+ */
+function answeredWithin<T>(answer: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within 60 s: ${what}`)), 60_000);
+  });
+  return Promise.race([answer, late]).finally(() => clearTimeout(timer));
+}
 
 /** A request over a real socket: status and body (limits of Node's parser never reach inject). */
 function socketRequest(
