@@ -47,6 +47,9 @@ class SteppingRanges implements CommittedRanges {
     if (this.at + 1 < this.boundaries.length) this.listener?.(this.boundaries[++this.at]!);
     return r;
   }
+  resolveReads(sql: string): string {
+    return this.real.resolveReads(sql);
+  }
   get done(): boolean {
     return this.at + 1 >= this.boundaries.length;
   }

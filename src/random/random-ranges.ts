@@ -11,7 +11,7 @@ export function randomAwareRanges(base: CommittedRanges, randoms: RandomStreams)
     ...(base.shared ? { shared: base.shared } : {}),
     committedSn: (key) => base.committedSn(key),
     read: (keys, work) => base.read(keys, work),
-    resolveReads: (sql) => base.resolveReads?.(sql) ?? sql,
+    resolveReads: (sql) => base.resolveReads(sql),
     recentCommitEnds: (key, afterSn) => base.recentCommitEnds?.(key, afterSn) ?? [],
     subscribe: (key, listener) => {
       const unsubscribe = base.subscribe(key, listener);

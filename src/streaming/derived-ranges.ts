@@ -47,7 +47,7 @@ export class DerivedRanges implements CommittedRanges {
   }
 
   resolveReads(sql: string): string {
-    return this.base.resolveReads?.(sql) ?? sql;
+    return this.base.resolveReads(sql);
   }
 
   /** The nested query committed rows up to `toSn` into the derived table `key`. */

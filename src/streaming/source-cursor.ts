@@ -16,7 +16,7 @@ export interface CommittedRanges {
    * A step's SQL with its marked range reads pointed at the streams' fronts where the range lies
    * there (src/stream/front-range-reads.ts); call it only inside `read` of those streams.
    */
-  resolveReads?(sql: string): string;
+  resolveReads(sql: string): string;
   /**
    * Where the stream's recent commits after `afterSn` ended, ascending, as far as known (a
    * cursor opening behind the committed position takes them insert by insert).

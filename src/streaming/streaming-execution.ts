@@ -94,9 +94,14 @@ export class StreamingExecution implements RowsPlan {
     // Reading steps carry SQL derived from the user's query: they run under the engine's readonly.
     // Every step runs on the engine's `stream` sessions, so commits never queue behind steps.
     const engine = userSqlEngine(laneEngine(rawEngine, 'stream'));
-    const resolve = ranges.resolveReads?.bind(ranges);
     this.engine =
-      keys.length > 0 ? guardedEngine(engine, (work) => ranges.read(keys, work), resolve) : engine;
+      keys.length > 0
+        ? guardedEngine(
+            engine,
+            (work) => ranges.read(keys, work),
+            (sql) => ranges.resolveReads(sql),
+          )
+        : engine;
     this.startAfter = [...program.startAfter];
     this.inputs = stepInputs(
       program.join,

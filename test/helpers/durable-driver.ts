@@ -41,6 +41,10 @@ export class Gate implements CommittedRanges {
     return this.real.read(keys, work);
   }
 
+  resolveReads(sql: string): string {
+    return this.real.resolveReads(sql);
+  }
+
   release(sn: number): void {
     this.released = sn;
     for (const l of this.listeners) l(sn);

@@ -10,6 +10,7 @@ function ranges(n: CommittedRangeNotifier, committed: () => number): CommittedRa
     committedSn: () => committed(),
     subscribe: (key, listener) => n.subscribe(key, (r) => listener(r.toSn)),
     read: (_keys, work) => work(),
+    resolveReads: (sql) => sql,
     recentCommitEnds: (key, after) => n.recentCommitEnds(key, after),
   };
 }
