@@ -27,8 +27,14 @@ export async function checkDatabase(engine: Engine, db: string): Promise<void> {
 }
 
 export async function tableExists(engine: Engine, db: string, table: string): Promise<boolean> {
-  const sql = `SELECT count() FROM system.tables WHERE database = ${quoteString(db)} AND name = ${quoteString(table)}`;
-  return (await countOf(engine, sql)) > 0;
+  return (await tableEngine(engine, db, table)) !== undefined;
+}
+
+/** The engine of table `db.table` (`Merge`, `Buffer`, ...), or undefined when there is none. */
+async function tableEngine(engine: Engine, db: string, table: string): Promise<string | undefined> {
+  const sql = `SELECT engine FROM system.tables WHERE database = ${quoteString(db)} AND name = ${quoteString(table)}`;
+  const text = (await engine.query(sql, { format: 'TSVRaw' })).text().trim();
+  return text === '' ? undefined : text;
 }
 
 /**
@@ -60,12 +66,6 @@ export async function ensureTables(engine: Engine, def: StreamDefinition, logger
   for (const sql of createStatements(def)) {
     await engine.query(sql.replace(/^CREATE TABLE /, 'CREATE TABLE IF NOT EXISTS '));
   }
-}
-
-async function tableEngine(engine: Engine, db: string, table: string): Promise<string | undefined> {
-  const sql = `SELECT engine FROM system.tables WHERE database = ${quoteString(db)} AND name = ${quoteString(table)}`;
-  const text = (await engine.query(sql, { format: 'TSVRaw' })).text().trim();
-  return text === '' ? undefined : text;
 }
 
 /** `<db>/<name>` with characters outside [A-Za-z0-9_-] percent-encoded. */
