@@ -6,8 +6,8 @@ import { type StreamDefinition, TP_SHARD, TP_SN } from './stream-definition.ts';
 import {
   columnDdl,
   historyTable,
-  INSERT_SETTINGS,
   ingestComment,
+  insertSettings,
   qualify,
   readTable,
   SHARD_EXPR,
@@ -86,8 +86,8 @@ function covered(islands: Island[], a: number, b: number): { all: boolean; none:
 export function inlineInsertSql(table: string, header: WalRecordHeader, payload: Buffer): string {
   const cols = header.columns ? ` (${header.columns.map(quoteIdent).join(', ')})` : '';
   const comment = quoteString(ingestComment(header.first, header.time, header.shard));
-  const pinned = Object.entries(INSERT_SETTINGS)
-    .map(([k, v]) => `, ${k} = ${quoteString(v)}`)
+  const pinned = Object.entries(insertSettings(payload.length))
+    .map(([k, v]) => `, ${k} = ${typeof v === 'number' ? v : quoteString(v)}`)
     .join('');
   return `INSERT INTO ${table}${cols} SETTINGS log_comment = ${comment}${pinned} FORMAT ${header.format}\n${payload.toString('utf8')}`;
 }
