@@ -97,3 +97,13 @@ test('statements beyond the pool size wait their turn', async () => {
     Array.from({ length: 10 }, (_, i) => `${i}\n`),
   );
 });
+
+test('the system and stream lanes format small results on the calling thread; the user lane keeps the default', async () => {
+  const setting = async (lane: 'system' | 'stream' | 'user') =>
+    (await engine.query("SELECT getSetting('output_format_parallel_formatting')", { lane, format: 'TSV' }))
+      .text()
+      .trim();
+  assert.equal(await setting('system'), 'false');
+  assert.equal(await setting('stream'), 'false');
+  assert.equal(await setting('user'), 'true');
+});
