@@ -68,6 +68,8 @@ export class ChdbEngine implements Engine {
   private readonly control: Session;
   private open = true;
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** The statement each busy session runs (diagnostics, `activity`). */
+  private readonly busy = new Map<Session, { lane: EngineLane; statement: string; since: number }>();
 
   constructor(options: ChdbEngineOptions) {
     this.dataPath = options.dataPath;
@@ -90,7 +92,7 @@ export class ChdbEngine implements Engine {
   }
 
   async query(sql: string, options: EngineQueryOptions = {}): Promise<EngineResult> {
-    const lease = await this.pool.acquire(options.lane ?? 'system', () => unavailable());
+    const lease = await this.acquire(options.lane ?? 'system', sql);
     try {
       return await this.cancellable(options, async (settings) => {
         const r = await lease.session.queryAsync(
@@ -108,12 +110,12 @@ export class ChdbEngine implements Engine {
         };
       });
     } finally {
-      this.pool.release(lease);
+      this.release(lease);
     }
   }
 
   async *stream(sql: string, options: EngineQueryOptions = {}): AsyncIterable<EngineChunk> {
-    const lease: Lease<Session> = await this.pool.acquire(options.lane ?? 'user', () => unavailable());
+    const lease: Lease<Session> = await this.acquire(options.lane ?? 'user', sql);
     const tag = `trb:${randomUUID()}`;
     const settings = this.guarded(
       { ...options.settings, log_comment: tag, ...this.timeoutSettings(options) },
@@ -146,7 +148,7 @@ export class ChdbEngine implements Engine {
     } finally {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', abort);
-      this.pool.release(lease);
+      this.release(lease);
     }
   }
 
@@ -155,7 +157,7 @@ export class ChdbEngine implements Engine {
     payload: Buffer | string,
     options: EngineInsertOptions,
   ): Promise<EngineInsertResult> {
-    const lease = await this.pool.acquire(options.lane ?? 'system', () => unavailable());
+    const lease = await this.acquire(options.lane ?? 'system', `INSERT INTO ${table}`);
     try {
       const r = await this.track(
         lease.session.insert({
@@ -170,7 +172,7 @@ export class ChdbEngine implements Engine {
     } catch (e) {
       throw engineError(e);
     } finally {
-      this.pool.release(lease);
+      this.release(lease);
     }
   }
 
@@ -186,6 +188,36 @@ export class ChdbEngine implements Engine {
 
   load(): { running: number; waiting: number } {
     return this.pool.load();
+  }
+
+  /**
+   * What the engine is doing now, for diagnostics: per lane its sessions, busy ones and queued
+   * callers, and each running statement (its first 160 characters) with how long it has run.
+   */
+  activity(): {
+    lanes: ReturnType<SessionPool<Session>['lanes']>;
+    running: { lane: EngineLane; statement: string; ms: number }[];
+  } {
+    const now = Date.now();
+    return {
+      lanes: this.pool.lanes(),
+      running: [...this.busy.values()].map((b) => ({
+        lane: b.lane,
+        statement: b.statement,
+        ms: now - b.since,
+      })),
+    };
+  }
+
+  private async acquire(lane: EngineLane, statement: string): Promise<Lease<Session>> {
+    const lease = await this.pool.acquire(lane, () => unavailable());
+    this.busy.set(lease.session, { lane, statement: statement.slice(0, 160), since: Date.now() });
+    return lease;
+  }
+
+  private release(lease: Lease<Session>): void {
+    this.busy.delete(lease.session);
+    this.pool.release(lease);
   }
 
   async close(): Promise<void> {

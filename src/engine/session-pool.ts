@@ -62,6 +62,19 @@ export class SessionPool<S> {
     return { running, waiting };
   }
 
+  /** Per lane: sessions, busy ones and queued callers (diagnostics). */
+  lanes(): Record<string, { sessions: number; busy: number; waiting: number }> {
+    const out: Record<string, { sessions: number; busy: number; waiting: number }> = {};
+    for (const [lane, slots] of this.slots) {
+      out[lane] = {
+        sessions: slots.length,
+        busy: slots.filter((s) => s.busy).length,
+        waiting: this.waiters.get(lane)?.length ?? 0,
+      };
+    }
+    return out;
+  }
+
   all(): S[] {
     return [...this.slots.values()].flat().map((s) => s.session);
   }

@@ -44,6 +44,11 @@ export class BufferFlusher {
     return this.rows;
   }
 
+  /** A flush is running or waiting for its turn. */
+  get flushing(): boolean {
+    return this.running !== undefined;
+  }
+
   /** Flushes done so far, for tests and logs. */
   get flushCount(): number {
     return this.flushes;

@@ -40,6 +40,11 @@ export class FlushLock {
     return this.readers;
   }
 
+  /** New reads wait (an exclusive section runs, or is next and out of patience). */
+  get holdingReadsBack(): boolean {
+    return this.closed !== undefined;
+  }
+
   async read<T>(fn: () => Promise<T>): Promise<T> {
     while (this.closed) await this.closed.promise;
     this.readers++;

@@ -14,6 +14,11 @@ export class IngestGate {
     return this.inside;
   }
 
+  /** New requests are held back (DDL runs or waits for the ones inside). */
+  get isClosed(): boolean {
+    return this.closed !== undefined;
+  }
+
   /** Enter now if the gate is open (then call `leave` exactly once afterwards); false if it is closed. */
   tryEnter(): boolean {
     if (this.closed) return false;

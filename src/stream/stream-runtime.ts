@@ -50,6 +50,8 @@ export class StreamRuntime {
   private readonly flusher: BufferFlusher | undefined;
   /** Engine writes into the front and moves out of it, one at a time (a move must see no insert). */
   private writes: Promise<unknown> = Promise.resolve();
+  /** Engine writes (inserts and moves) queued or running. */
+  private queuedWrites = 0;
   /** The last sequence number inserted into the front (hybrid streams). */
   private lastInsertedSn: number;
   /** Rows before this sequence number are in the MergeTree, the others in the front (hybrid). */
@@ -86,9 +88,32 @@ export class StreamRuntime {
 
   /** Run `fn` after the engine writes queued before it, and before those queued after. */
   private serialWrite<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.writes.then(fn, fn);
+    this.queuedWrites++;
+    const run = this.writes.then(fn, fn).finally(() => {
+      this.queuedWrites--;
+    });
     this.writes = run.catch(() => undefined);
     return run;
+  }
+
+  /** Where the stream's write path stands, for diagnostics. */
+  diagnostics(): Record<string, unknown> {
+    return {
+      writer: this.writer.state,
+      engineWritesQueued: this.queuedWrites,
+      ...(this.flusher
+        ? {
+            front: {
+              fromSn: this.frontFrom,
+              lastInsertedSn: this.lastInsertedSn,
+              bufferedRows: this.flusher.bufferedRows,
+              flushing: this.flusher.flushing,
+              readers: this.flusher.lock.activeReaders,
+              readsHeldBack: this.flusher.lock.holdingReadsBack,
+            },
+          }
+        : {}),
+    };
   }
 
   /**

@@ -626,6 +626,19 @@ export class StreamStore {
     return this.runtime(db, name).lastProducerTag(id);
   }
 
+  /**
+   * Where a stream's write path stands (writer queue, engine writes, front and its lock, ingest
+   * gate), for diagnostics of a request that is not answered.
+   */
+  diagnostics(db: string, name: string): Record<string, unknown> {
+    const key = streamKey(db, name);
+    const gate = this.gates.get(key);
+    return {
+      ...(this.runtimes.get(key)?.diagnostics() ?? { open: false }),
+      ...(gate ? { ingestGate: { inside: gate.active, closed: gate.isClosed } } : {}),
+    };
+  }
+
   /** What the stream's writer has done since it opened: requests, rows, WAL appends, engine inserts. */
   writerCounters(db: string, name: string): WriterCounters {
     return this.runtime(db, name).writer.counters;

@@ -164,6 +164,23 @@ export class StreamWriter {
     return this.queue.length;
   }
 
+  /** Where the writer stands, for diagnostics. */
+  get state(): {
+    queued: number;
+    unsettled: number;
+    running: boolean;
+    waitingForRequests: boolean;
+    failure?: string;
+  } {
+    return {
+      queued: this.queue.length,
+      unsettled: this.unsettled,
+      running: this.running !== undefined,
+      waitingForRequests: this.wake !== undefined,
+      ...(this.failure ? { failure: this.failure.message } : {}),
+    };
+  }
+
   /**
    * Nothing queued, appending or inserting: every request submitted has been answered (the commit
    * loop may still be winding down, with nothing left for the engine). Not `running === undefined`:

@@ -107,3 +107,18 @@ test('the system and stream lanes format small results on the calling thread; th
   assert.equal(await setting('stream'), 'false');
   assert.equal(await setting('user'), 'true');
 });
+
+test('activity shows each lane and the statement a busy session runs', async () => {
+  const ac = new AbortController();
+  const slow = engine.query(SLOW, { signal: ac.signal, lane: 'user' }).catch(() => undefined);
+  await new Promise((r) => setTimeout(r, 100));
+  const a = engine.activity();
+  assert.deepEqual(a.lanes.user, { sessions: 2, busy: 1, waiting: 0 });
+  assert.equal(a.lanes.system?.busy, 0);
+  assert.equal(a.running.length, 1);
+  assert.equal(a.running[0]?.lane, 'user');
+  assert.match(a.running[0]?.statement ?? '', /^SELECT sum\(cityHash64/);
+  ac.abort();
+  await slow;
+  assert.deepEqual(engine.activity().running, []);
+});

@@ -115,14 +115,25 @@ test(`${BODIES} mutated bodies: no 5xx, valid bodies accepted, rejected ingest w
 
 /**
  * `answer`, or a failure naming the request when it is not answered within a minute (instead of
- * the whole file's timeout, which names nothing).
+ * the whole file's timeout, which names nothing), with where the server stood: the fuzzed
+ * streams' write paths and what the engine was running.
  */
 function answeredWithin<T>(answer: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within 60 s: ${what}`)), 60_000);
+    timer = setTimeout(() => reject(new Error(`no answer within 60 s: ${what}\n${serverState()}`)), 60_000);
   });
   return Promise.race([answer, late]).finally(() => clearTimeout(timer));
+}
+
+function serverState(): string {
+  const { streams, engine } = h.trb.services;
+  const state: Record<string, unknown> = {};
+  for (const name of ['fz_all', 'fz_raw', 'fz_rawint', 'fz_patch'])
+    state[name] = streams.diagnostics('default', name);
+  const activity = (engine as { activity?: () => unknown }).activity;
+  if (activity) state.engine = activity.call(engine);
+  return JSON.stringify(state, null, 1);
 }
 
 /** A request over a real socket: status and body (limits of Node's parser never reach inject). */

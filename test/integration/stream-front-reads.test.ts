@@ -58,6 +58,19 @@ test('the engine tables of a hybrid stream: a Merge table over a front Buffer an
   assert.equal(await engineText('SELECT count() FROM default.`.tp_front.front_tables`'), '0');
   assert.equal(await engineText('SELECT count() FROM default.`.tp_history.front_tables`'), '1');
   await q.ingest('front_tables', ['i', 's'], [[2, 'b']]);
+  // Diagnostics say where the write path stands: all answered, the second row in the front.
+  const d = h.trb.services.streams.diagnostics('default', 'front_tables') as {
+    writer: { queued: number; unsettled: number };
+    engineWritesQueued: number;
+    front: { fromSn: number; lastInsertedSn: number; readers: number; readsHeldBack: boolean };
+    ingestGate: { inside: number; closed: boolean };
+  };
+  assert.deepEqual(
+    [d.writer.queued, d.writer.unsettled, d.engineWritesQueued, d.front.fromSn, d.front.lastInsertedSn],
+    [0, 0, 0, 1, 1],
+  );
+  assert.deepEqual([d.front.readers, d.front.readsHeldBack], [0, false]);
+  assert.deepEqual(d.ingestGate, { inside: 0, closed: false });
   assert.deepEqual(await q.rows('SELECT i, s, _tp_sn FROM table(front_tables) ORDER BY i'), [
     [1, 'a', 0],
     [2, 'b', 1],
