@@ -12,7 +12,7 @@ export type SessionSettings = readonly Setting[];
 
 /** Refuse a SET naming a setting no query may carry (the same rule as a query's SETTINGS clause). */
 export function checkSessionSettings(settings: SessionSettings): void {
-  for (const s of settings) if (!isProtonQuerySetting(s.name)) checkQuerySetting(s.name, s.span);
+  for (const s of settings) if (!isProtonQuerySetting(s.name)) checkQuerySetting(s);
 }
 
 /** `earlier` then `later`, a later value of the same name replacing the earlier one. */
