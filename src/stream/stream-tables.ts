@@ -1,4 +1,5 @@
 import { quoteIdent, quoteString } from '../engine/settings-clause.ts';
+import { mergeTreeSettingEntries } from './merge-tree-settings.ts';
 import { type StreamColumn, type StreamDefinition, TP_SHARD, TP_SN, TP_TIME } from './stream-definition.ts';
 
 /**
@@ -174,7 +175,9 @@ export function createStatements(def: StreamDefinition): string[] {
     mergeTree += `\nPRIMARY KEY ${def.primaryKey.engine}`;
   mergeTree += `\nORDER BY ${def.orderBy.engine}`;
   if (def.ttl) mergeTree += `\nTTL ${def.ttl.engine}`;
-  if (def.ttl || def.columns.some((c) => c.ttl)) mergeTree += `\nSETTINGS ${TTL_AS_PROTON}`;
+  const settings = mergeTreeSettingEntries(def.settings);
+  if (def.ttl || def.columns.some((c) => c.ttl)) settings.unshift(TTL_AS_PROTON);
+  if (settings.length > 0) mergeTree += `\nSETTINGS ${settings.join(', ')}`;
   return [mergeTree, ...frontStatements(def)];
 }
 

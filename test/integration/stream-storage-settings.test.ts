@@ -1,0 +1,109 @@
+/**
+ * MergeTree storage settings in CREATE STREAM ... SETTINGS (src/stream/merge-tree-settings.ts):
+ * accepted, kept and printed by SHOW CREATE, given to the hybrid stream's MergeTree (obsolete ones
+ * kept only), without changing what a query answers; settings that limit inserts or drop rows stay
+ * unknown (115), and a value that is not a number is refused.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Engine } from '../../src/engine/engine.ts';
+import { ERRORS } from '../../src/errors/catalogue.ts';
+import { type Harness, startHarness } from '../helpers/harness.ts';
+import { assertError, ingestCompact } from '../helpers/streams.ts';
+
+let h: Harness;
+let engine: Engine;
+before(async () => {
+  h = await startHarness();
+  engine = (h.trb as unknown as { services: { engine: Engine } }).services.engine;
+});
+after(() => h.close());
+
+async function query(sql: string) {
+  return h.call('POST', '/v1beta2/queries', { body: { sql } });
+}
+
+function dataRows(body: string): unknown[][] {
+  return body
+    .split('\n')
+    .filter((l) => l.startsWith('data: ['))
+    .flatMap((l) => JSON.parse(l.slice('data: '.length)) as unknown[][]);
+}
+
+test('storage settings reach the MergeTree, are printed, and leave results alone', async () => {
+  const created = await query(
+    'CREATE STREAM st_tuned (k nullable(int), v string) ORDER BY k SETTINGS index_granularity = 2, ' +
+      'index_granularity_bytes = 0, min_bytes_for_wide_part = 0, vertical_merge_algorithm_min_rows_to_activate = 1, ' +
+      'allow_nullable_key = 1, write_final_mark = 1',
+  );
+  assert.equal(created.statusCode, 204, created.body);
+  const ddl = (
+    await engine.query('SHOW CREATE TABLE `default`.`.tp_history.st_tuned`', { format: 'TSVRaw' })
+  ).text();
+  for (const s of [
+    'index_granularity = 2',
+    'index_granularity_bytes = 0',
+    'min_bytes_for_wide_part = 0',
+    'vertical_merge_algorithm_min_rows_to_activate = 1',
+    'allow_nullable_key = 1',
+  ]) {
+    assert.ok(ddl.includes(s), `${s} in ${ddl}`);
+  }
+  assert.ok(!ddl.includes('write_final_mark'), 'an obsolete setting is kept, not passed');
+
+  const shown = await h.call('POST', '/v1beta2/exec', {
+    body: { sql: 'SHOW CREATE STREAM st_tuned', type: 'historical' },
+  });
+  assert.match(shown.body, /index_granularity_bytes = 0/);
+  assert.match(shown.body, /write_final_mark = 1/);
+
+  await ingestCompact(
+    h,
+    'st_tuned',
+    ['k', 'v'],
+    [
+      [3, 'c'],
+      [null, 'n'],
+      [1, 'a'],
+      [2, 'b'],
+    ],
+  );
+  await h.trb.services.streams.flush('default', 'st_tuned');
+  const moved = await engine.query('SELECT count() FROM `default`.`.tp_history.st_tuned`', { format: 'TSV' });
+  assert.equal(moved.text().trim(), '4', 'the rows are in the tuned MergeTree');
+  const r = await query("SELECT k, v FROM table(st_tuned) ORDER BY k SETTINGS query_mode = 'table'");
+  assert.equal(r.statusCode, 200, r.body);
+  assert.deepEqual(dataRows(r.body), [
+    [1, 'a'],
+    [2, 'b'],
+    [3, 'c'],
+    [null, 'n'],
+  ]);
+});
+
+test('a memory stream accepts them (it has no MergeTree)', async () => {
+  const created = await query(
+    "CREATE STREAM st_mem (a int) SETTINGS storage_type = 'memory', index_granularity_bytes = 0",
+  );
+  assert.equal(created.statusCode, 204, created.body);
+});
+
+test('insert limits and deduplication stay unknown; a value must be a number', async () => {
+  for (const setting of [
+    'parts_to_throw_insert = 1',
+    'non_replicated_deduplication_window = 10',
+    "storage_policy = 'x'",
+  ]) {
+    assertError(
+      await query(`CREATE STREAM st_bad (a int) SETTINGS ${setting}`),
+      400,
+      ERRORS.UNKNOWN_SETTING.code,
+    );
+  }
+  assertError(
+    await query("CREATE STREAM st_bad (a int) SETTINGS index_granularity_bytes = 'lots'"),
+    400,
+    ERRORS.BAD_ARGUMENTS.code,
+    /index_granularity_bytes must be a non-negative number/,
+  );
+});
