@@ -21,6 +21,7 @@ import {
   TP_SN,
   TP_TIME,
 } from './stream-definition.ts';
+import { STREAM_TYPE_CHECKS, typeCheckValue } from './table-check-settings.ts';
 
 /** Proton SQL in, engine SQL out. The SQL layer injects the real translator; identity until then. */
 export type TranslateExpression = (protonSql: string) => string;
@@ -246,7 +247,12 @@ export function defineStream(spec: StreamSpec, options: DefineOptions = {}): Str
   const name = checkTableName('Stream', spec.name);
   const settings = { ...(spec.settings ?? {}) };
   for (const key of Object.keys(settings)) {
-    if (!ACTIVE_SETTINGS.includes(key) && !PASSIVE_SETTINGS.has(key) && !STREAM_STORAGE_SETTINGS.has(key)) {
+    if (
+      !ACTIVE_SETTINGS.includes(key) &&
+      !PASSIVE_SETTINGS.has(key) &&
+      !STREAM_STORAGE_SETTINGS.has(key) &&
+      !STREAM_TYPE_CHECKS.has(key)
+    ) {
       const known = [...ACTIVE_SETTINGS, ...PASSIVE_SETTINGS, ...STREAM_STORAGE_SETTINGS];
       const near = known.find((k) => k.includes(key) || key.includes(k));
       throw err('UNKNOWN_SETTING', { name: key, hint: near ? `, maybe you meant ${near}` : '' });
@@ -402,6 +408,7 @@ export function defineStream(spec: StreamSpec, options: DefineOptions = {}): Str
   for (const [k, v] of Object.entries(settings)) {
     if (PASSIVE_SETTINGS.has(k)) passive[k] = settingText(v) ?? '';
     else if (STREAM_STORAGE_SETTINGS.has(k)) passive[k] = storageSettingValue(k, v);
+    else if (STREAM_TYPE_CHECKS.has(k)) passive[k] = typeCheckValue(k, v);
   }
 
   const base: Omit<StreamDefinition, 'createQuery'> = {

@@ -13,6 +13,7 @@ import {
   FREE_QUERY_SETTINGS,
   isAllowedQuerySetting,
   QUERY_LIMITS,
+  QUERY_RANGES,
 } from '../../src/sql/translator/query-setting-policy.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
 
@@ -50,7 +51,7 @@ test('each limit ceiling is the value the engine runs user queries with', () => 
 });
 
 test('every setting a query may carry is known to the engine', () => {
-  for (const name of [...FREE_QUERY_SETTINGS, ...QUERY_LIMITS.keys()]) {
+  for (const name of [...FREE_QUERY_SETTINGS, ...QUERY_LIMITS.keys(), ...QUERY_RANGES.keys()]) {
     assert.ok(settings.has(name), `${name} is an engine setting`);
   }
 });

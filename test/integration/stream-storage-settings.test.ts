@@ -107,3 +107,30 @@ test('insert limits and deduplication stay unknown; a value must be a number', a
     /index_granularity_bytes must be a non-negative number/,
   );
 });
+
+test('type checks a stream switches off (SETTINGS or a SET before it) hold for all its tables, after a restart too', async () => {
+  const refused = await query('CREATE STREAM st_lc0 (x low_cardinality(uint64))');
+  assert.equal(refused.json().code, 455, refused.body);
+
+  const viaSet = await query(
+    'SET allow_suspicious_low_cardinality_types = 1; CREATE STREAM st_lc (x low_cardinality(uint64))',
+  );
+  assert.equal(viaSet.statusCode, 204, viaSet.body);
+  const viaSettings = await query(
+    "CREATE STREAM st_lc_mem (x low_cardinality(uint64)) SETTINGS storage_type = 'memory', allow_suspicious_low_cardinality_types = true",
+  );
+  assert.equal(viaSettings.statusCode, 204, viaSettings.body);
+  const shown = await h.call('POST', '/v1beta2/exec', {
+    body: { sql: 'SHOW CREATE STREAM st_lc', type: 'historical' },
+  });
+  assert.match(shown.body, /allow_suspicious_low_cardinality_types = 1/);
+
+  await ingestCompact(h, 'st_lc', ['x'], [[1], [2]]);
+  await ingestCompact(h, 'st_lc_mem', ['x'], [[5]]);
+  h = await h.restart();
+  engine = (h.trb as unknown as { services: { engine: Engine } }).services.engine;
+  await ingestCompact(h, 'st_lc', ['x'], [[3]]);
+  const r = await query("SELECT sum(x) FROM st_lc SETTINGS query_mode = 'table'");
+  assert.equal(r.statusCode, 200, r.body);
+  assert.deepEqual(dataRows(r.body), [[6]]);
+});

@@ -15,6 +15,7 @@ import {
   FREE_QUERY_SETTINGS,
   isAllowedQuerySetting,
   QUERY_LIMITS,
+  QUERY_RANGES,
 } from '../../src/sql/translator/query-setting-policy.ts';
 import { translate } from '../../src/sql/translator/translate.ts';
 
@@ -97,6 +98,19 @@ test('a limit may not be lifted: 0, negative, a fraction under 1, above the serv
   }
 });
 
+test('a query may lower its own CPU priority (nice 0 to 19), never raise it', () => {
+  assert.doesNotThrow(() => passes('SELECT 1 SETTINGS os_thread_priority = 10'));
+  assert.doesNotThrow(() => passes('SELECT 1 SETTINGS os_threads_nice_value_query = 19'));
+  for (const v of ['-5', '20', "'x'"]) {
+    const r = refusal(`SELECT 1 SETTINGS os_thread_priority = ${v}`);
+    assert.equal(r.code, 164, v);
+    assert.match(
+      r.message,
+      /must be a whole number from 0 to 19: a query may only lower its own CPU priority/,
+    );
+  }
+});
+
 test('allow_* that open a feature, readonly, Tributary-set settings and doors stay refused', () => {
   for (const name of [
     'allow_ddl',
@@ -173,7 +187,7 @@ test('docs/sql-reference.md names every setting a query may carry by name', () =
   const start = doc.indexOf('## Engine settings a query may carry');
   assert.ok(start >= 0, 'the section exists');
   const section = doc.slice(start, doc.indexOf('\n## ', start + 1));
-  for (const name of [...FREE_QUERY_SETTINGS, ...QUERY_LIMITS.keys()]) {
+  for (const name of [...FREE_QUERY_SETTINGS, ...QUERY_LIMITS.keys(), ...QUERY_RANGES.keys()]) {
     assert.ok(section.includes(`\`${name}\``), `${name} is documented`);
   }
 });

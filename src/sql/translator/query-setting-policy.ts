@@ -258,6 +258,16 @@ export const QUERY_LIMITS: ReadonlyMap<string, number> = new Map<string, number>
   ['extract_kvp_max_pairs_per_row', 1000],
 ]);
 
+/**
+ * Settings a query may set within a range: the Linux nice value of its own threads may only be
+ * raised (0 to 19, a lower CPU priority). A negative value would put the query ahead of every
+ * other one (the engine applies it when the process may, as root may).
+ */
+export const QUERY_RANGES: ReadonlyMap<string, { min: number; max: number; why: string }> = new Map([
+  ['os_thread_priority', { min: 0, max: 19, why: 'a query may only lower its own CPU priority' }],
+  ['os_threads_nice_value_query', { min: 0, max: 19, why: 'a query may only lower its own CPU priority' }],
+]);
+
 /** What the refusal of a setting no query may change says may be set instead. */
 const ALLOWED_KINDS =
   'Proton query settings; plan and optimisation switches (optimize_*, query_plan_*, compile_expressions, ...); ' +
@@ -274,7 +284,9 @@ function inFamily(name: string): boolean {
 /** Whether a query may set the engine setting `name` at all (a limit: to a tighter value only). */
 export function isAllowedQuerySetting(name: string): boolean {
   const lower = name.toLowerCase();
-  return FREE_QUERY_SETTINGS.has(lower) || inFamily(lower) || QUERY_LIMITS.has(lower);
+  return (
+    FREE_QUERY_SETTINGS.has(lower) || inFamily(lower) || QUERY_LIMITS.has(lower) || QUERY_RANGES.has(lower)
+  );
 }
 
 const SIZE_SUFFIX: Record<string, number> = { k: 1e3, m: 1e6, g: 1e9, t: 1e12, p: 1e15, e: 1e18 };
@@ -335,6 +347,13 @@ export function checkQuerySetting(setting: Setting): void {
   const ceiling = QUERY_LIMITS.get(lower);
   if (ceiling !== undefined) {
     checkLimit(setting, ceiling);
+    return;
+  }
+  const range = QUERY_RANGES.get(lower);
+  if (range) {
+    const n = settingNumber(setting.value);
+    if (n === undefined || n < range.min || n > range.max)
+      refuse(setting, `must be a whole number from ${range.min} to ${range.max}: ${range.why}`);
     return;
   }
   if (FREE_QUERY_SETTINGS.has(lower) || inFamily(lower)) return;
