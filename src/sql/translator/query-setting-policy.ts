@@ -68,6 +68,7 @@ const EXECUTION = [
   'min_insert_block_size_rows',
   'min_insert_block_size_bytes',
   'max_insert_block_size',
+  'max_read_buffer_size', // the size of a read buffer (the engine caps it at 256 MiB)
   'join_algorithm',
 ];
 
