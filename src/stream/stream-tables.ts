@@ -157,10 +157,10 @@ export function createStatements(def: StreamDefinition): string[] {
       ...shardColumn(def, 'MATERIALIZED'),
     ];
     return [
-      withTypeChecks(
-        `CREATE TABLE ${front} (\n  ${cols.join(',\n  ')}\n) ENGINE = Memory SETTINGS max_bytes_to_keep = ${memoryCap(def)}`,
-        def.settings,
-      ),
+      `CREATE TABLE ${front} (\n  ${cols.join(',\n  ')}\n) ENGINE = Memory SETTINGS ${[
+        `max_bytes_to_keep = ${memoryCap(def)}`,
+        ...typeCheckEntries(def.settings),
+      ].join(', ')}`,
     ];
   }
   const history = historyTable(def) as string;

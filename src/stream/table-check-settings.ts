@@ -12,7 +12,7 @@ import { storageSettingValue } from './merge-tree-settings.ts';
  * keeps them (printed by SHOW CREATE) and every CREATE TABLE of its tables carries them in its
  * SETTINGS clause, where the engine takes them as settings of that statement: the MergeTree, the
  * front and Merge tables (created again by ALTER STREAM), the Memory table of a memory stream and
- * the scratch table WAL recovery replays through.
+ * the scratch table WAL recovery replays through; so does ALTER STREAM's ADD and MODIFY COLUMN.
  */
 export const STREAM_TYPE_CHECKS: ReadonlySet<string> = new Set([
   'allow_suspicious_low_cardinality_types',
@@ -35,10 +35,11 @@ export function typeCheckEntries(settings: Readonly<Record<string, string>>): st
     .map(([k]) => `${k} = 1`);
 }
 
-/** A CREATE TABLE with the stream's switched-off checks appended to (or as) its SETTINGS clause. */
-export function withTypeChecks(createTable: string, settings: Readonly<Record<string, string>>): string {
+/**
+ * A CREATE TABLE or ALTER TABLE without a SETTINGS clause of its own, with the stream's
+ * switched-off checks as its SETTINGS clause (settings of that statement to the engine).
+ */
+export function withTypeChecks(statement: string, settings: Readonly<Record<string, string>>): string {
   const entries = typeCheckEntries(settings);
-  if (entries.length === 0) return createTable;
-  const joiner = /\bSETTINGS\s+[^()]*$/i.test(createTable) ? ', ' : '\nSETTINGS ';
-  return `${createTable}${joiner}${entries.join(', ')}`;
+  return entries.length === 0 ? statement : `${statement}\nSETTINGS ${entries.join(', ')}`;
 }

@@ -133,4 +133,13 @@ test('type checks a stream switches off (SETTINGS or a SET before it) hold for a
   const r = await query("SELECT sum(x) FROM st_lc SETTINGS query_mode = 'table'");
   assert.equal(r.statusCode, 200, r.body);
   assert.deepEqual(dataRows(r.body), [[6]]);
+
+  const added = await query('ALTER STREAM st_lc ADD COLUMN y low_cardinality(uint32) DEFAULT 7');
+  assert.equal(added.statusCode, 204, added.body);
+  const modified = await query('ALTER STREAM st_lc_mem ADD COLUMN y low_cardinality(int16) DEFAULT 8');
+  assert.equal(modified.statusCode, 204, modified.body);
+  const later = await query("SELECT sum(y) FROM st_lc SETTINGS query_mode = 'table'");
+  assert.deepEqual(dataRows(later.body), [[21]]);
+  const stillChecked = await query('ALTER STREAM st_tuned ADD COLUMN z low_cardinality(uint32)');
+  assert.equal(stillChecked.json().code, 455, stillChecked.body);
 });
