@@ -12,7 +12,9 @@ import { storageSettingValue } from './merge-tree-settings.ts';
  * keeps them (printed by SHOW CREATE) and every CREATE TABLE of its tables carries them in its
  * SETTINGS clause, where the engine takes them as settings of that statement: the MergeTree, the
  * front and Merge tables (created again by ALTER STREAM), the Memory table of a memory stream and
- * the scratch table WAL recovery replays through; so does ALTER STREAM's ADD and MODIFY COLUMN.
+ * the scratch table WAL recovery replays through, the staging table of a large ingest request
+ * (stage-area.ts) and the scratch table of an INSERT ... VALUES; so does ALTER STREAM's ADD and
+ * MODIFY COLUMN.
  */
 export const STREAM_TYPE_CHECKS: ReadonlySet<string> = new Set([
   'allow_suspicious_low_cardinality_types',

@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import type { Engine } from '../../src/engine/engine.ts';
 import { ERRORS } from '../../src/errors/catalogue.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
-import { assertError, ingestCompact } from '../helpers/streams.ts';
+import { assertError, ingestCompact, ingestRaw } from '../helpers/streams.ts';
 
 let h: Harness;
 let engine: Engine;
@@ -126,20 +126,40 @@ test('type checks a stream switches off (SETTINGS or a SET before it) hold for a
   assert.match(shown.body, /allow_suspicious_low_cardinality_types = 1/);
 
   await ingestCompact(h, 'st_lc', ['x'], [[1], [2]]);
+  const inserted = await query('INSERT INTO st_lc (x) VALUES (4)');
+  assert.ok(inserted.statusCode < 300, inserted.body);
   await ingestCompact(h, 'st_lc_mem', ['x'], [[5]]);
   h = await h.restart();
   engine = (h.trb as unknown as { services: { engine: Engine } }).services.engine;
   await ingestCompact(h, 'st_lc', ['x'], [[3]]);
   const r = await query("SELECT sum(x) FROM st_lc SETTINGS query_mode = 'table'");
   assert.equal(r.statusCode, 200, r.body);
-  assert.deepEqual(dataRows(r.body), [[6]]);
+  assert.deepEqual(dataRows(r.body), [[10]]);
 
   const added = await query('ALTER STREAM st_lc ADD COLUMN y low_cardinality(uint32) DEFAULT 7');
   assert.equal(added.statusCode, 204, added.body);
   const modified = await query('ALTER STREAM st_lc_mem ADD COLUMN y low_cardinality(int16) DEFAULT 8');
   assert.equal(modified.statusCode, 204, modified.body);
   const later = await query("SELECT sum(y) FROM st_lc SETTINGS query_mode = 'table'");
-  assert.deepEqual(dataRows(later.body), [[21]]);
+  assert.deepEqual(dataRows(later.body), [[28]]);
   const stillChecked = await query('ALTER STREAM st_tuned ADD COLUMN z low_cardinality(uint32)');
   assert.equal(stillChecked.json().code, 455, stillChecked.body);
+});
+
+test('a large request staged for a stream with a switched-off type check is staged and moved', async () => {
+  const created = await query(
+    'CREATE STREAM st_lc_big (x low_cardinality(uint64)) SETTINGS allow_suspicious_low_cardinality_types = 1',
+  );
+  assert.equal(created.statusCode, 204, created.body);
+  const n = 30000;
+  const body = JSON.stringify({ columns: ['x'], data: Array.from({ length: n }, (_, i) => [i]) });
+  assert.ok(Buffer.byteLength(body) >= 128 * 1024);
+  const before = h.trb.services.streams.stageCounters();
+  const r = await ingestRaw(h, 'st_lc_big', body, 'application/json');
+  assert.equal(r.statusCode, 200, r.body);
+  const after = h.trb.services.streams.stageCounters();
+  assert.equal(after.started, before.started + 1);
+  assert.equal(after.moved, before.moved + 1, 'the staged rows were used');
+  const sum = await query("SELECT count(), sum(x) FROM st_lc_big SETTINGS query_mode = 'table'");
+  assert.deepEqual(dataRows(sum.body), [[n, (n * (n - 1)) / 2]]);
 });
