@@ -207,7 +207,7 @@ const BUDGET_WORDS = /max_|limit|budget|_work/;
  * Limits a query may only tighten, with the value Tributary's sessions run with (Infinity: no
  * limit, the engine's 0 or -1). Tributary sets none of them (src/engine/chdb-engine.ts sets
  * max_query_size at connect and max_execution_time per query, both refused below); the finite
- * ceilings are the engine's defaults, which test/integration/query-setting-limits.test.ts reads
+ * ceilings are the engine's defaults, which test/integration/query-settings-policy.test.ts reads
  * back from the engine. A query may set a positive value no higher than the ceiling: 0 (which
  * means "no limit" to the engine) and negative values are refused.
  */
