@@ -42,8 +42,7 @@ export const ERRORS = {
     code: 164,
     status: 403,
     system: 'timeplusd',
-    message:
-      'Setting {name}{position} may not be changed by a query (limits, readonly, allow_* and engine doors stay as the server set them). Settings a query may change: Proton query settings and {allowed}',
+    message: 'Setting {name}{position} {reason}',
   },
   SQL_TOO_DEEP: {
     code: 306,

@@ -1,8 +1,9 @@
 import type { Setting } from '../sql/ast/expression.ts';
 import type { Query } from '../sql/ast/query.ts';
-import type { Statement } from '../sql/ast/statement.ts';
+import type { CreateStream, Statement } from '../sql/ast/statement.ts';
 import { checkQuerySetting } from '../sql/translator/engine-allow-list.ts';
 import { isProtonQuerySetting } from '../sql/translator/proton-settings.ts';
+import { STREAM_TYPE_CHECKS } from '../stream/table-check-settings.ts';
 
 /**
  * Settings a `SET` statement gives the statements after it in the same request (the REST API keeps
@@ -12,7 +13,7 @@ export type SessionSettings = readonly Setting[];
 
 /** Refuse a SET naming a setting no query may carry (the same rule as a query's SETTINGS clause). */
 export function checkSessionSettings(settings: SessionSettings): void {
-  for (const s of settings) if (!isProtonQuerySetting(s.name)) checkQuerySetting(s.name, s.span);
+  for (const s of settings) if (!isProtonQuerySetting(s.name)) checkQuerySetting(s);
 }
 
 /** `earlier` then `later`, a later value of the same name replacing the earlier one. */
@@ -33,9 +34,22 @@ function queryWith(q: Query, session: SessionSettings): Query {
 }
 
 /**
+ * A CREATE STREAM gets the session's switched-off type checks (a `SET
+ * allow_suspicious_low_cardinality_types = 1` before it) in its SETTINGS, under its own: the
+ * stream keeps them for its tables (src/stream/table-check-settings.ts). Other settings of the
+ * session are for queries and stay out of the stream's definition.
+ */
+function streamWithTypeChecks(statement: CreateStream, session: SessionSettings): Statement {
+  const checks = session.filter((s) => STREAM_TYPE_CHECKS.has(s.name.toLowerCase()));
+  if (checks.length === 0) return statement;
+  return { ...statement, settings: withQuerySettings(statement.settings, checks) };
+}
+
+/**
  * The statement as if it had been written with the session's settings: a SELECT (each member of a
  * UNION) gets them in its SETTINGS clause, under its own; so do the SELECT of an INSERT ... SELECT
- * and the statement an EXPLAIN explains. Other statements take no query settings and are unchanged.
+ * and the statement an EXPLAIN explains; a CREATE STREAM gets the type checks it switches off.
+ * Other statements take no query settings and are unchanged.
  */
 export function applySessionSettings(statement: Statement, session: SessionSettings | undefined): Statement {
   if (!session || session.length === 0) return statement;
@@ -47,6 +61,8 @@ export function applySessionSettings(statement: Statement, session: SessionSetti
       return statement.query ? { ...statement, query: queryWith(statement.query, session) } : statement;
     case 'Explain':
       return { ...statement, statement: applySessionSettings(statement.statement, session) };
+    case 'CreateStream':
+      return statement.variant === 'STREAM' ? streamWithTypeChecks(statement, session) : statement;
     default:
       return statement;
   }

@@ -2,6 +2,7 @@ import { err } from '../errors/tributary-error.ts';
 import { parseDataType, TypeSyntaxError } from '../sql/types/data-type.ts';
 import { toClickHouseType, toProtonType, UnknownTypeError } from '../sql/types/proton-types.ts';
 import { printCreateQuery } from './create-query.ts';
+import { STREAM_STORAGE_SETTINGS, storageSettingValue } from './merge-tree-settings.ts';
 import { bareIdentifier, splitTopLevel, stripOuterParens } from './sql-text.ts';
 import {
   DEFAULT_RETENTION_BYTES,
@@ -20,6 +21,7 @@ import {
   TP_SN,
   TP_TIME,
 } from './stream-definition.ts';
+import { STREAM_TYPE_CHECKS, typeCheckValue } from './table-check-settings.ts';
 
 /** Proton SQL in, engine SQL out. The SQL layer injects the real translator; identity until then. */
 export type TranslateExpression = (protonSql: string) => string;
@@ -100,7 +102,6 @@ const PASSIVE_SETTINGS = new Set([
   'flush_threshold_count',
   'flush_threshold_ms',
   'flush_threshold_bytes',
-  'index_granularity',
 ]);
 const ACTIVE_SETTINGS = [
   'mode',
@@ -246,8 +247,13 @@ export function defineStream(spec: StreamSpec, options: DefineOptions = {}): Str
   const name = checkTableName('Stream', spec.name);
   const settings = { ...(spec.settings ?? {}) };
   for (const key of Object.keys(settings)) {
-    if (!ACTIVE_SETTINGS.includes(key) && !PASSIVE_SETTINGS.has(key)) {
-      const known = [...ACTIVE_SETTINGS, ...PASSIVE_SETTINGS];
+    if (
+      !ACTIVE_SETTINGS.includes(key) &&
+      !PASSIVE_SETTINGS.has(key) &&
+      !STREAM_STORAGE_SETTINGS.has(key) &&
+      !STREAM_TYPE_CHECKS.has(key)
+    ) {
+      const known = [...ACTIVE_SETTINGS, ...PASSIVE_SETTINGS, ...STREAM_STORAGE_SETTINGS];
       const near = known.find((k) => k.includes(key) || key.includes(k));
       throw err('UNKNOWN_SETTING', { name: key, hint: near ? `, maybe you meant ${near}` : '' });
     }
@@ -399,8 +405,11 @@ export function defineStream(spec: StreamSpec, options: DefineOptions = {}): Str
   if (replicationFactor < 1) bad('Setting replicas must be at least 1');
 
   const passive: Record<string, string> = {};
-  for (const [k, v] of Object.entries(settings))
+  for (const [k, v] of Object.entries(settings)) {
     if (PASSIVE_SETTINGS.has(k)) passive[k] = settingText(v) ?? '';
+    else if (STREAM_STORAGE_SETTINGS.has(k)) passive[k] = storageSettingValue(k, v);
+    else if (STREAM_TYPE_CHECKS.has(k)) passive[k] = typeCheckValue(k, v);
+  }
 
   const base: Omit<StreamDefinition, 'createQuery'> = {
     db,

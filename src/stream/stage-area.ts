@@ -4,6 +4,7 @@ import type { Logger } from '../log/logger.ts';
 import type { PayloadFormat } from './ingest-batch.ts';
 import { type StreamDefinition, TP_SN, TP_TIME } from './stream-definition.ts';
 import { ingestComment, insertSettings, writeTable } from './stream-tables.ts';
+import { withTypeChecks } from './table-check-settings.ts';
 
 /** The engine database of the staging tables (dropped and created again at start). */
 export const STAGE_DB = '_tributary_stage';
@@ -269,7 +270,10 @@ export class StageArea {
     });
     const table = `s${++this.seq}`;
     await this.engine.query(
-      `CREATE TABLE ${quoteIdent(STAGE_DB)}.${quoteIdent(table)} (${types.join(', ')}) ENGINE = Memory`,
+      withTypeChecks(
+        `CREATE TABLE ${quoteIdent(STAGE_DB)}.${quoteIdent(table)} (${types.join(', ')}) ENGINE = Memory`,
+        def.settings,
+      ),
     );
     return { table, def, shape };
   }

@@ -15,6 +15,7 @@ import {
   readTable,
   writeTable,
 } from './stream-tables.ts';
+import { withTypeChecks } from './table-check-settings.ts';
 
 /**
  * The engine side of ALTER STREAM's column commands and RENAME STREAM (README.md, "ALTER STREAM").
@@ -87,10 +88,10 @@ async function alterTable(
   withTtl: boolean,
 ): Promise<{ applied: number; error?: unknown }> {
   for (let i = 0; i < steps.length; i++) {
-    const change = (steps[i] as AlterStep).change;
+    const { change, def } = steps[i] as AlterStep;
     try {
       await checkConversion(engine, table, change);
-      await engine.query(alterColumnSql(table, change, withTtl));
+      await engine.query(withTypeChecks(alterColumnSql(table, change, withTtl), def.settings));
     } catch (error) {
       return { applied: i, error };
     }

@@ -79,7 +79,10 @@ export interface StreamDefinition {
   readonly description: string;
   /** The `_tp_sn` of the first row of a `memory` stream (default 0; random streams number from 1). */
   readonly firstSn?: number;
-  /** Other stream settings as given (known to Proton; kept and printed, not acted on). */
+  /**
+   * Other stream settings as given: Proton's kept and printed, not acted on, and the MergeTree
+   * storage settings (merge-tree-settings.ts), which the historical store is created with.
+   */
   readonly settings: Readonly<Record<string, string>>;
   /** The Proton-dialect CREATE STREAM statement printed from this definition. */
   readonly createQuery: string;

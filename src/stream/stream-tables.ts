@@ -1,5 +1,7 @@
 import { quoteIdent, quoteString } from '../engine/settings-clause.ts';
+import { mergeTreeSettingEntries } from './merge-tree-settings.ts';
 import { type StreamColumn, type StreamDefinition, TP_SHARD, TP_SN, TP_TIME } from './stream-definition.ts';
+import { typeCheckEntries, withTypeChecks } from './table-check-settings.ts';
 
 /**
  * The engine tables of a stream and their DDL (README.md, "Tables").
@@ -155,7 +157,10 @@ export function createStatements(def: StreamDefinition): string[] {
       ...shardColumn(def, 'MATERIALIZED'),
     ];
     return [
-      `CREATE TABLE ${front} (\n  ${cols.join(',\n  ')}\n) ENGINE = Memory SETTINGS max_bytes_to_keep = ${memoryCap(def)}`,
+      `CREATE TABLE ${front} (\n  ${cols.join(',\n  ')}\n) ENGINE = Memory SETTINGS ${[
+        `max_bytes_to_keep = ${memoryCap(def)}`,
+        ...typeCheckEntries(def.settings),
+      ].join(', ')}`,
     ];
   }
   const history = historyTable(def) as string;
@@ -174,7 +179,10 @@ export function createStatements(def: StreamDefinition): string[] {
     mergeTree += `\nPRIMARY KEY ${def.primaryKey.engine}`;
   mergeTree += `\nORDER BY ${def.orderBy.engine}`;
   if (def.ttl) mergeTree += `\nTTL ${def.ttl.engine}`;
-  if (def.ttl || def.columns.some((c) => c.ttl)) mergeTree += `\nSETTINGS ${TTL_AS_PROTON}`;
+  const settings = [...mergeTreeSettingEntries(def.settings), ...typeCheckEntries(def.settings)];
+  if ((def.ttl || def.columns.some((c) => c.ttl)) && !settings.includes(TTL_AS_PROTON))
+    settings.unshift(TTL_AS_PROTON);
+  if (settings.length > 0) mergeTree += `\nSETTINGS ${settings.join(', ')}`;
   return [mergeTree, ...frontStatements(def)];
 }
 
@@ -214,7 +222,7 @@ export function frontStatements(def: StreamDefinition): string[] {
   return [
     `CREATE TABLE ${writeTable(def)} (\n  ${cols}\n) ENGINE = Buffer('', '', ${NEVER_FLUSH_PARAMS})`,
     `CREATE TABLE ${readTable(def)} (\n  ${cols}\n) ENGINE = Merge(${quoteString(def.db)}, ${quoteString(streamTablesPattern(def.name))})`,
-  ];
+  ].map((sql) => withTypeChecks(sql, def.settings));
 }
 
 /** DROP statements of a hybrid stream's Merge and front tables (the front's rows are lost). */

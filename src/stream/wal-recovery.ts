@@ -13,6 +13,7 @@ import {
   SHARD_EXPR,
   SN_EXPR,
 } from './stream-tables.ts';
+import { withTypeChecks } from './table-check-settings.ts';
 import type { WalRecord, WalRecordHeader } from './wal-record.ts';
 import type { WriteAheadLog } from './write-ahead-log.ts';
 
@@ -115,9 +116,11 @@ async function replayThroughScratch(
       `${quoteIdent(TP_SN)} Int64 MATERIALIZED ${SN_EXPR}`,
       ...(def.shardedStorage ? [`${quoteIdent(TP_SHARD)} Int32 MATERIALIZED ${SHARD_EXPR}`] : []),
     ];
-    await engine.query(`CREATE TABLE ${scratch} (\n  ${cols.join(',\n  ')}\n) ENGINE = Memory`);
+    await engine.query(
+      withTypeChecks(`CREATE TABLE ${scratch} (\n  ${cols.join(',\n  ')}\n) ENGINE = Memory`, def.settings),
+    );
   } else {
-    await engine.query(`CREATE TABLE ${scratch} AS ${target} ENGINE = Memory`);
+    await engine.query(withTypeChecks(`CREATE TABLE ${scratch} AS ${target} ENGINE = Memory`, def.settings));
   }
   try {
     await engine.query(inlineInsertSql(scratch, record.header, record.payload));

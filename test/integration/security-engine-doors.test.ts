@@ -103,7 +103,11 @@ function doors(): { sql: string; codes: number[] }[] {
     ['SELECT path FROM system.disks', denied],
     ['SELECT * FROM system.query_log', denied],
     ['SELECT 1 SETTINGS readonly = 0', [164]],
-    ['SELECT 1 SETTINGS max_memory_usage = 100000000000', [164]],
+    // A limit may only be lowered (a positive value no higher than the server's): 0 lifts it.
+    ['SELECT 1 SETTINGS max_memory_usage = 0', [164]],
+    ['SELECT 1 SETTINGS max_ast_depth = 100000', [164]],
+    ['SELECT 1 SETTINGS allow_ddl = 1', [164]],
+    ['SELECT 1 SETTINGS max_bytes_before_external_sort = 1', [164]],
     ['SELECT 1 SETTINGS max_execution_time = 100000', [164]],
     ['SELECT 1 SETTINGS allow_introspection_functions = 1', [164]],
     ["SELECT 1 SETTINGS user_files_path = '/'", [164]],
@@ -148,7 +152,7 @@ test('the refusal names the door and its SQL position', async () => {
   assert.equal(r.statusCode, 403, r.body);
   assert.match(r.json().message, /table function file \(at position 53\)/);
   const s = await h.call('POST', '/v1beta2/exec', {
-    body: { sql: 'SELECT 1 SETTINGS max_threads = 1, max_memory_usage = 1', type: 'historical' },
+    body: { sql: 'SELECT 1 SETTINGS max_threads = 1, max_memory_usage = 0', type: 'historical' },
   });
   assert.equal(s.json().code, 164, s.body);
   assert.match(s.json().message, /Setting max_memory_usage \(at position 36\)/);
@@ -161,7 +165,7 @@ test('streaming queries are refused too (a door inside a streaming subquery, a w
     `SELECT a, (SELECT any(line) FROM file(${f}, 'LineAsString')) AS x FROM s`,
     `SELECT count() FROM tumble(s, 1s) GROUP BY window_start HAVING count() > length(file(${f}))`,
     `SELECT * FROM s JOIN url('http://127.0.0.1:${port}/y', 'LineAsString') AS u ON s.b = u.line`,
-    'SELECT * FROM s SETTINGS max_memory_usage = 1',
+    'SELECT * FROM s SETTINGS max_memory_usage = 0',
   ]) {
     for (const [name, as] of Object.entries(who)) {
       const r = await h.call('POST', '/v1beta2/queries', { body: { sql }, as });
@@ -196,6 +200,7 @@ test('what the allow-list keeps still runs (generators, Proton table functions, 
     "SELECT 1 SETTINGS seek_to = 'earliest'",
     "SELECT 'a SETTINGS b' AS s",
     "SELECT 'x' AS s SETTINGS max_threads = 2",
+    'SELECT count() FROM numbers(10) SETTINGS max_rows_to_read = 100, optimize_read_in_order = 0',
   ]) {
     const r = await h.call('POST', '/v1beta2/exec', { body: { sql, type: 'historical' }, as: who.reader });
     assert.equal(r.statusCode, 200, `${sql}: ${r.body}`);

@@ -11,6 +11,7 @@ import { recordingResolver, type TableResolver } from '../../sql/translator/reso
 import { translateExpression, translateQuery } from '../../sql/translator/translate.ts';
 import type { StreamDefinition } from '../../stream/stream-definition.ts';
 import type { StreamStore } from '../../stream/stream-store.ts';
+import { withTypeChecks } from '../../stream/table-check-settings.ts';
 import { STATE_DB } from '../../streaming/state-table.ts';
 import type { StatementHandler } from '../statement-handler.ts';
 import { statementPlan } from '../static-rows.ts';
@@ -119,7 +120,10 @@ export function insertHandler(deps: InsertDeps): StatementHandler<InsertStatemen
  */
 export async function evaluateValues(
   deps: { engine: Engine },
-  def: Pick<StreamDefinition, 'name'> & { columns: readonly { name: string; engineType: string }[] },
+  def: Pick<StreamDefinition, 'name'> & {
+    columns: readonly { name: string; engineType: string }[];
+    settings?: Readonly<Record<string, string>>;
+  },
   columns: string[],
   values: readonly (readonly Expr[])[],
 ): Promise<unknown[][]> {
@@ -141,7 +145,7 @@ export async function evaluateValues(
     const text = (
       await deps.engine.query(
         `CREATE DATABASE IF NOT EXISTS ${quoteIdent(STATE_DB)};\n` +
-          `CREATE TABLE ${scratch} (${types.join(', ')}) ENGINE = Memory;\n` +
+          `${withTypeChecks(`CREATE TABLE ${scratch} (${types.join(', ')}) ENGINE = Memory`, def.settings ?? {})};\n` +
           `INSERT INTO ${scratch} VALUES ${tuples.join(', ')};\n` +
           `SELECT * FROM ${scratch}`,
       )

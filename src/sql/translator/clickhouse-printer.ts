@@ -364,7 +364,7 @@ export class ClickHousePrinter extends StatementPrinter {
     if (outermost) this.hideReserved = reservedColumnsHidden(q.settings);
     try {
       const settings = q.settings?.filter((s) => !isProtonQuerySetting(s.name));
-      for (const s of settings ?? []) checkQuerySetting(s.name, s.span);
+      for (const s of settings ?? []) checkQuerySetting(s);
       // FORMAT is the caller's business (the engine call takes the output format as an option).
       const { emit: _e, partitionBy: _p, shuffleBy: _s, settings: _x, format: _f, ...rest } = q;
       const historical: SelectQuery = { ...rest, ...(settings?.length ? { settings } : {}) };

@@ -15,10 +15,10 @@
  *   `information_schema` views. Users, grants, server settings, disks, logs stay closed.
  * - scalar functions: a deny-list (the function map is generated and large) of the ones that read
  *   files, reach the network or other processes, or reveal the server's configuration.
- * - query settings (`SETTINGS` clause): Proton's own query settings (dropped or interpreted by
- *   Tributary, see proton-settings.ts) and the harmless engine settings below (threads, join
- *   algorithm, output formatting). Limits (memory, time, rows), `readonly`, `allow_*` and every
- *   setting not listed are refused.
+ * - query settings (`SETTINGS` clause, `SET`): Proton's own query settings (dropped or interpreted
+ *   by Tributary, see proton-settings.ts) and the engine settings of query-setting-policy.ts (plan
+ *   and formatting knobs, checks, limits only lowered). `readonly`, limits raised, `allow_*` that
+ *   open a feature and every setting not listed are refused.
  *
  * Every refusal is an error naming the function, table or setting and its SQL position.
  * Administrators are refused too: Tributary's own resources (streams, views, external streams and
@@ -26,6 +26,8 @@
  */
 import { err } from '../../errors/tributary-error.ts';
 import type { Span } from '../ast/span.ts';
+
+export { checkQuerySetting, isAllowedQuerySetting } from './query-setting-policy.ts';
 
 /** Engine table functions user SQL may call (engine spelling; Proton's own are handled before). */
 export const ALLOWED_TABLE_FUNCTIONS: ReadonlySet<string> = new Set([
@@ -97,41 +99,6 @@ export const DENIED_FUNCTIONS: ReadonlySet<string> = new Set([
 /** Typed dictGet variants (`dictGetString`, `dictGetUInt64OrDefault`, ...). */
 const DICT_GET_TYPED = /^dictget[a-z0-9]+(ordefault)?$/i;
 
-/**
- * Engine settings a query's SETTINGS clause may carry: performance knobs that cannot lift a limit,
- * join and aggregation semantics, and output formatting. Limits, `readonly`, `allow_*`,
- * file/network settings and everything else are refused.
- */
-export const ALLOWED_QUERY_SETTINGS: ReadonlySet<string> = new Set([
-  'max_threads',
-  'max_insert_threads',
-  'max_block_size',
-  'join_algorithm',
-  'join_use_nulls',
-  'any_join_distinct_right_table_keys',
-  'join_default_strictness',
-  'union_default_mode',
-  'aggregate_functions_null_for_empty',
-  'count_distinct_implementation',
-  'transform_null_in',
-  'cast_keep_nullable',
-  'data_type_default_nullable',
-  'prefer_column_name_to_alias',
-  'joined_subquery_requires_alias',
-  'enable_optimize_predicate_expression',
-  'optimize_move_to_prewhere',
-  'session_timezone',
-  'date_time_output_format',
-  'date_time_input_format',
-  'precise_float_parsing',
-  'output_format_json_quote_64bit_integers',
-  'output_format_json_quote_denormals',
-  'output_format_decimal_trailing_zeros',
-  'decimal_check_overflow',
-  'extremes',
-  'final',
-]);
-
 function position(span: Span | undefined): string {
   return span ? ` (at position ${span.start + 1})` : '';
 }
@@ -174,21 +141,5 @@ export function checkFunction(engineName: string, written: string, span?: Span):
     name: written,
     position: position(span),
     reason: 'it reads files, reaches the network or reveals the server; user SQL may not call it',
-  });
-}
-
-/** Whether a query may set the engine setting `name` (Proton's own settings are checked before). */
-export function isAllowedQuerySetting(name: string): boolean {
-  const lower = name.toLowerCase();
-  return ALLOWED_QUERY_SETTINGS.has(lower) || lower.startsWith('output_format_pretty_');
-}
-
-/** Refuse a query setting that is not on the allow-list. */
-export function checkQuerySetting(name: string, span?: Span): void {
-  if (isAllowedQuerySetting(name)) return;
-  throw err('SETTING_NOT_ALLOWED', {
-    name,
-    position: position(span),
-    allowed: [...ALLOWED_QUERY_SETTINGS].join(', '),
   });
 }
