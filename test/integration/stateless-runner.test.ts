@@ -34,7 +34,7 @@ const CASES: Record<string, [sql: string, reference: string]> = {
       'SELECT r.b FROM (SELECT 1 AS a) AS l LEFT JOIN (SELECT 2 AS a, 5 AS b) AS r ON l.a = r.a;',
       'SET join_use_nulls = 1;',
       'SELECT r.b FROM (SELECT 1 AS a) AS l LEFT JOIN (SELECT 2 AS a, 5 AS b) AS r ON l.a = r.a;',
-      'SET max_memory_usage = 1; -- { serverError 164 }',
+      'SET max_memory_usage = 0; -- { serverError 164 }',
     ].join('\n'),
     '0\n\\N\n',
   ],
