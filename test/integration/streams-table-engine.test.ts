@@ -173,6 +173,32 @@ test('a window over an engine stream without a time column names the stream and 
   assert.match(body.message, /te_mem.*_tp_time|_tp_time.*te_mem/);
 });
 
+test('EMIT LAST and seek_to a time need _tp_time: refused by name; seek_to earliest reads all', async () => {
+  for (const sql of [
+    'SELECT id FROM te_mem EMIT LAST 5s',
+    "SELECT id FROM te_mem SETTINGS seek_to = '-1h'",
+    "SELECT id FROM te_mem SETTINGS seek_to = '2024-01-01 00:00:00'",
+  ]) {
+    const e = await api.startError(sql);
+    assert.equal(e.status, 400, sql);
+    assert.equal(e.code, 47, sql);
+    assert.match(e.message, /stream default\.te_mem has no _tp_time column/, sql);
+  }
+  const q = await api.start("SELECT id FROM te_mem SETTINGS seek_to = 'earliest'");
+  await q.waitForRows(2);
+  assert.deepEqual(q.rows, [[1], [2]]);
+  await q.cancel();
+});
+
+test('stats of an engine stream: its rows, and no earliest/latest event', async () => {
+  const r = await api.get('/v1beta2/streams/te_mem/stats');
+  const body = (await r.json()) as Record<string, unknown>;
+  assert.equal(r.status, 200, JSON.stringify(body));
+  assert.equal(body.row_count, 2);
+  assert.equal(body.earliest_event, undefined);
+  assert.equal(body.latest_event, undefined);
+});
+
 test('a restart keeps an engine stream as it was declared', async () => {
   const before = await streamResource('te_mt');
   await api.h.restart().then(async (h) => {
