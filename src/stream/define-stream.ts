@@ -328,14 +328,12 @@ export function defineStream(spec: StreamSpec, options: DefineOptions = {}): Str
 
   const timeDefault: SqlExpr = eventTime ?? { proton: NOW64_PROTON, engine: NOW64_PROTON };
   // A plain table (a table ENGINE) has the columns it declares, a `_tp_time` among them as written.
-  if (tableEngine) {
-    // nothing added
-  } else if (declaredTime) {
+  if (declaredTime && !tableEngine) {
     if (!declaredTime.default) {
       const i = columns.indexOf(declaredTime);
       columns[i] = { ...declaredTime, default: timeDefault };
     }
-  } else {
+  } else if (!tableEngine) {
     columns.push({
       name: TP_TIME,
       type: "datetime64(3, 'UTC')",
@@ -379,11 +377,12 @@ export function defineStream(spec: StreamSpec, options: DefineOptions = {}): Str
   if (isKvMode(mode) && !primaryKey) bad('Primary key is required for changelog kv or versioned kv stream');
   const keyColumns = primaryKey ? splitTopLevel(stripOuterParens(primaryKey.engine)) : [];
 
+  // A plain table without `_tp_time` orders versions by `_tp_sn` (only kv modes use it).
+  const givenVersion = spec.versionColumn ?? settingText(settings.version_column);
   const hasTime = columns.some((c) => c.name === TP_TIME);
-  const versionColumn =
-    spec.versionColumn ?? settingText(settings.version_column) ?? (hasTime ? TP_TIME : TP_SN);
+  const versionColumn = givenVersion ?? (hasTime ? TP_TIME : TP_SN);
   const versionName = bareIdentifier(versionColumn) ?? versionColumn;
-  if (versionName !== TP_SN && !columns.some((c) => c.name === versionName)) {
+  if (givenVersion !== undefined && !columns.some((c) => c.name === versionName)) {
     throw err('UNKNOWN_IDENTIFIER', {
       name: versionName,
       hint: ' (the version_column setting names no column)',

@@ -49,6 +49,7 @@ test('ENGINE = Memory: SELECT * and DESCRIBE show only the declared columns', as
   const resource = await streamResource('te_mem');
   assert.deepEqual(columnNames(resource), ['id', 's']);
   assert.match(String(resource.create_query), /\nENGINE = Memory$/);
+  assert.equal(resource.engine, 'Memory');
   // `_tp_time` is not there (Proton: unknown identifier); `_tp_sn` is, hidden from `*`.
   const r = await api.post('/v1beta2/queries', { sql: 'SELECT _tp_time FROM table(te_mem)' });
   assert.equal(r.status, 400, await r.text());
@@ -73,6 +74,7 @@ test('ENGINE = MergeTree: only the declared columns; ORDER BY and PARTITION BY a
     ['id', 'v', 'd'],
   );
   const resource = await streamResource('te_mt');
+  assert.equal(resource.engine, 'MergeTree');
   assert.equal(
     resource.create_query,
     [
@@ -102,7 +104,9 @@ test('a stream without ENGINE (or with ENGINE = Stream) keeps _tp_time', async (
     all.header.map((c) => c.name),
     ['id', 's', '_tp_time'],
   );
-  assert.deepEqual(columnNames(await streamResource('te_plain')), ['id', 's', '_tp_time']);
+  const plain = await streamResource('te_plain');
+  assert.deepEqual(columnNames(plain), ['id', 's', '_tp_time']);
+  assert.equal(plain.engine, 'Stream');
   await api.exec('CREATE STREAM te_stream_engine (id int32) ENGINE = Stream(1, 1, rand())');
   assert.deepEqual(columnNames(await streamResource('te_stream_engine')), ['id', '_tp_time']);
 });
