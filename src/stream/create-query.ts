@@ -73,6 +73,8 @@ function printPlainTableTail(def: Omit<StreamDefinition, 'createQuery'>, lines: 
   if (def.shards !== 1) settings.push(`shards = ${def.shards}`);
   if (def.replicationFactor !== 1) settings.push(`replicas = ${def.replicationFactor}`);
   settings.push(...passiveSettings(def));
+  for (const [k, v] of Object.entries(def.engineSettings ?? {}))
+    settings.push(`${k} = ${/^-?\d+$/.test(v) ? v : quoteString(v)}`);
   if (settings.length) lines.push(`SETTINGS ${settings.join(', ')}`);
   return lines.join('\n');
 }

@@ -252,8 +252,20 @@ export function defineStream(spec: StreamSpec, options: DefineOptions = {}): Str
   const db = checkTableName('Database', spec.db ?? 'default');
   const name = checkTableName('Stream', spec.name);
   const settings = { ...(spec.settings ?? {}) };
+  const tableEngine = spec.tableEngine?.trim() || undefined;
+  // A plain MergeTree-family table (hybrid storage: its historical store is a MergeTree) takes the
+  // MergeTree's own settings too: they go to that table, and the engine refuses unknown ones.
+  const mergeTreeSettings =
+    tableEngine !== undefined &&
+    /^[A-Za-z]*MergeTree\b/.test(tableEngine) &&
+    (spec.storageType ?? settingText(settings.storage_type) ?? 'hybrid') === 'hybrid';
+  const engineSettings: Record<string, string> = {};
   for (const key of Object.keys(settings)) {
     if (!ACTIVE_SETTINGS.includes(key) && !PASSIVE_SETTINGS.has(key)) {
+      if (mergeTreeSettings && /^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) {
+        engineSettings[key] = settingText(settings[key]) ?? '';
+        continue;
+      }
       const known = [...ACTIVE_SETTINGS, ...PASSIVE_SETTINGS];
       const near = known.find((k) => k.includes(key) || key.includes(k));
       throw err('UNKNOWN_SETTING', { name: key, hint: near ? `, maybe you meant ${near}` : '' });
@@ -268,7 +280,6 @@ export function defineStream(spec: StreamSpec, options: DefineOptions = {}): Str
     bad(`Unknown storage_type '${storageType}'; expected one of ${STORAGE_TYPES.join(', ')}`);
   }
   const eventTime = expr(spec.eventTimeColumn ?? settingText(settings.event_time_column));
-  const tableEngine = spec.tableEngine?.trim() || undefined;
   if (tableEngine) {
     if (mode !== 'append')
       bad(
@@ -446,6 +457,7 @@ export function defineStream(spec: StreamSpec, options: DefineOptions = {}): Str
     replicationFactor,
     description: spec.description ?? '',
     ...(tableEngine ? { tableEngine } : {}),
+    ...(Object.keys(engineSettings).length ? { engineSettings } : {}),
     settings: passive,
     ...(spec.firstSn !== undefined ? { firstSn: spec.firstSn } : {}),
   };

@@ -88,6 +88,12 @@ export interface StreamDefinition {
    * still stored, logged and numbered (`_tp_sn`) as every stream; the engine named is not acted on.
    */
   readonly tableEngine?: string;
+  /**
+   * SETTINGS of a plain MergeTree-family table (`tableEngine`, hybrid storage) that are the
+   * MergeTree's own (`index_granularity_bytes`, `min_rows_for_wide_part`, ...), as written: applied
+   * to the historical store, whose engine refuses unknown ones.
+   */
+  readonly engineSettings?: Readonly<Record<string, string>>;
   /** The Proton-dialect CREATE STREAM statement printed from this definition. */
   readonly createQuery: string;
   /**

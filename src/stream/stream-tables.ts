@@ -145,6 +145,11 @@ function shardColumn(def: StreamDefinition, kind: 'DEFAULT' | 'MATERIALIZED'): s
   return def.shardedStorage ? [`${quoteIdent(TP_SHARD)} Int32 ${kind} ${SHARD_EXPR}`] : [];
 }
 
+/** A setting's value in engine SQL: a number as it is, anything else a string literal. */
+function settingLiteral(v: string): string {
+  return /^-?\d+(\.\d+)?$/.test(v) ? v : quoteString(v);
+}
+
 /** CREATE TABLE statements of a stream, in the order they must run. */
 export function createStatements(def: StreamDefinition): string[] {
   const front = readTable(def);
@@ -174,7 +179,11 @@ export function createStatements(def: StreamDefinition): string[] {
     mergeTree += `\nPRIMARY KEY ${def.primaryKey.engine}`;
   mergeTree += `\nORDER BY ${def.orderBy.engine}`;
   if (def.ttl) mergeTree += `\nTTL ${def.ttl.engine}`;
-  if (def.ttl || def.columns.some((c) => c.ttl)) mergeTree += `\nSETTINGS ${TTL_AS_PROTON}`;
+  const settings = [
+    ...(def.ttl || def.columns.some((c) => c.ttl) ? [TTL_AS_PROTON] : []),
+    ...Object.entries(def.engineSettings ?? {}).map(([k, v]) => `${k} = ${settingLiteral(v)}`),
+  ];
+  if (settings.length) mergeTree += `\nSETTINGS ${settings.join(', ')}`;
   return [mergeTree, ...frontStatements(def)];
 }
 

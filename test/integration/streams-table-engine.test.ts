@@ -111,6 +111,38 @@ test('a stream without ENGINE (or with ENGINE = Stream) keeps _tp_time', async (
   assert.deepEqual(columnNames(await streamResource('te_stream_engine')), ['id', '_tp_time']);
 });
 
+test('a MergeTree-family stream takes the MergeTree settings; the engine refuses unknown ones', async () => {
+  await api.exec(
+    "CREATE STREAM te_settings (id int32) ENGINE = MergeTree ORDER BY id SETTINGS index_granularity_bytes = 0, min_rows_for_wide_part = 0, merge_selector_algorithm = 'Simple'",
+  );
+  const [[createTable]] = (await rows(
+    api.h,
+    "SELECT create_table_query FROM system.tables WHERE database = 'default' AND name = '.tp_history.te_settings'",
+  )) as [[string]];
+  assert.match(createTable, /index_granularity_bytes = 0/);
+  assert.match(createTable, /min_rows_for_wide_part = 0/);
+  assert.match(createTable, /merge_selector_algorithm = 'Simple'/);
+  assert.match(
+    String((await streamResource('te_settings')).create_query),
+    /\nSETTINGS index_granularity_bytes = 0, min_rows_for_wide_part = 0, merge_selector_algorithm = 'Simple'$/,
+  );
+  await api.exec('INSERT INTO te_settings (id) VALUES (1)');
+  assert.deepEqual((await api.historical('SELECT * FROM table(te_settings)')).rows, [[1]]);
+
+  const unknown = await api.startError(
+    'CREATE STREAM te_bad (id int32) ENGINE = MergeTree ORDER BY id SETTINGS no_such_setting = 1',
+  );
+  assert.equal(unknown.code, 115, unknown.message);
+  assert.equal((await api.get('/v1beta2/streams/te_bad')).status, 404);
+  // Other engines (and streams) take only stream settings, as before.
+  const memory = await api.startError(
+    'CREATE STREAM te_bad (id int32) ENGINE = Memory SETTINGS min_rows_for_wide_part = 0',
+  );
+  assert.equal(memory.code, 115, memory.message);
+  const stream = await api.startError('CREATE STREAM te_bad (id int32) SETTINGS min_rows_for_wide_part = 0');
+  assert.equal(stream.code, 115, stream.message);
+});
+
 test('REST ingest into an engine stream: rows read back, no commit time to fill', async () => {
   await api.exec('CREATE STREAM te_ingest (id int32, s string) ENGINE = MergeTree ORDER BY id');
   await api.ingest(

@@ -321,3 +321,31 @@ test('a table ENGINE makes a plain table: its columns only, keys as declared, no
     /event_time_column setting applies only to streams of the Stream engine/,
   );
 });
+
+test("a MergeTree-family plain table's own settings go to its MergeTree; other engines refuse them", () => {
+  const d = defineStream({
+    name: 'mt',
+    columns: cols,
+    tableEngine: 'MergeTree',
+    orderBy: 'id',
+    settings: { min_rows_for_wide_part: 0, storage_policy: "default'" },
+  });
+  assert.deepEqual(d.engineSettings, { min_rows_for_wide_part: '0', storage_policy: "default'" });
+  assert.match(
+    createStatements(d)[0] as string,
+    /\nSETTINGS min_rows_for_wide_part = 0, storage_policy = 'default\\''$/,
+  );
+  fails(
+    { name: 'm', columns: cols, tableEngine: 'Memory', settings: { min_rows_for_wide_part: 0 } },
+    'UNKNOWN_SETTING',
+  );
+  fails(
+    {
+      name: 'm',
+      columns: cols,
+      tableEngine: 'MergeTree',
+      settings: { storage_type: 'memory', min_rows_for_wide_part: 0 },
+    },
+    'UNKNOWN_SETTING',
+  );
+});
