@@ -192,6 +192,8 @@ test('a window over an engine stream without a time column names the stream and 
     'SELECT window_start, count() FROM tumble(te_mem, 5s) GROUP BY window_start',
     'SELECT window_start, count() FROM hop(te_mem, 1s, 5s) GROUP BY window_start',
     'SELECT window_start, count() FROM tumble(te_mem, _tp_time, 5s) GROUP BY window_start',
+    'SELECT window_start, count() FROM session(te_mem, 5s) GROUP BY window_start',
+    'WITH x AS (SELECT * FROM te_mem) SELECT count() FROM x JOIN tumble(default.te_mem, 5s) AS w ON x.id = w.id',
   ]) {
     const e = await api.startError(sql);
     assert.equal(e.status, 400, sql);
