@@ -237,6 +237,17 @@ test('stats of an engine stream: its rows, and no earliest/latest event', async 
   assert.equal(body.latest_event, undefined);
 });
 
+test('ALTER and RENAME keep an engine stream a plain table', async () => {
+  await api.exec('CREATE STREAM te_alter (id int32) ENGINE = Memory');
+  await api.exec('INSERT INTO te_alter (id) VALUES (1)');
+  await api.exec('ALTER STREAM te_alter ADD COLUMN c int32 DEFAULT id * 10');
+  await api.exec('RENAME STREAM te_alter TO te_altered');
+  const resource = await streamResource('te_altered');
+  assert.deepEqual(columnNames(resource), ['id', 'c']);
+  assert.match(String(resource.create_query), /\nENGINE = Memory$/);
+  assert.deepEqual((await api.historical('SELECT * FROM table(te_altered)')).rows, [[1, 10]]);
+});
+
 test('a restart keeps an engine stream as it was declared', async () => {
   const before = await streamResource('te_mt');
   await api.h.restart().then(async (h) => {
