@@ -16,7 +16,11 @@ export function createStreamOrRandomHandler(
     if (s.variant !== 'RANDOM') return createStream(s, ctx);
     // The columns and name rules are a stream's; ORDER BY, TTL and the like mean nothing here.
     const { asQuery: _ignored, ...plain } = s;
-    const spec = streamSpecFromAst({ ...plain, variant: 'STREAM' }, defaultDatabase);
+    // A random stream is a stream of its own kind whatever ENGINE says: never a plain table.
+    const { tableEngine: _table, ...spec } = streamSpecFromAst(
+      { ...plain, variant: 'STREAM' },
+      defaultDatabase,
+    );
     return statementPlan(ctx.sql, 'create', async () => {
       await randoms.create({ ...spec, db: spec.db ?? defaultDatabase }, actorOf(ctx.options.user.username), {
         ifNotExists: s.ifNotExists,

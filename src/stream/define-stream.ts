@@ -68,6 +68,12 @@ export interface StreamSpec {
   shards?: number;
   replicationFactor?: number;
   description?: string;
+  /**
+   * The table ENGINE of CREATE STREAM (Proton text, e.g. `Memory`, `MergeTree()`), when it names a
+   * table engine rather than the Stream engine: the stream is then a plain table, as in Proton (no
+   * implicit `_tp_time`, no default ORDER BY / PARTITION BY on it; mode append only).
+   */
+  tableEngine?: string;
   /** The `_tp_sn` of the first row of a `memory` stream (default 0; random streams number from 1). */
   firstSn?: number;
   /**
@@ -237,7 +243,8 @@ function settingInt(name: string, v: string | number | boolean | undefined): num
 /**
  * Validate a stream declaration and complete it the way Proton does (streaming-sql-notes.md §1.1):
  * add `_tp_time` (and `_tp_delta` for changelog modes), check reserved names and key requirements,
- * default ORDER BY / PARTITION BY, and print the `create_query`.
+ * default ORDER BY / PARTITION BY, and print the `create_query`. A stream with a table ENGINE
+ * (`spec.tableEngine`) is completed as Proton completes a plain table: nothing is added to it.
  */
 export function defineStream(spec: StreamSpec, options: DefineOptions = {}): StreamDefinition {
   const translate = options.translateExpression ?? identityTranslate;
@@ -246,6 +253,7 @@ export function defineStream(spec: StreamSpec, options: DefineOptions = {}): Str
   const db = checkTableName('Database', spec.db ?? 'default');
   const name = checkTableName('Stream', spec.name);
   const settings = { ...(spec.settings ?? {}) };
+  const tableEngine = spec.tableEngine?.trim() || undefined;
   for (const key of Object.keys(settings)) {
     if (
       !ACTIVE_SETTINGS.includes(key) &&
@@ -267,6 +275,16 @@ export function defineStream(spec: StreamSpec, options: DefineOptions = {}): Str
     bad(`Unknown storage_type '${storageType}'; expected one of ${STORAGE_TYPES.join(', ')}`);
   }
   const eventTime = expr(spec.eventTimeColumn ?? settingText(settings.event_time_column));
+  if (tableEngine) {
+    if (mode !== 'append')
+      bad(
+        `Stream ${name} has ENGINE = ${tableEngine}, a plain table: the mode setting applies only to streams of the Stream engine (leave ENGINE out)`,
+      );
+    if (eventTime)
+      bad(
+        `Stream ${name} has ENGINE = ${tableEngine}, a plain table without _tp_time: the event_time_column setting applies only to streams of the Stream engine (leave ENGINE out)`,
+      );
+  }
 
   const columns: StreamColumn[] = [];
   const seen = new Set<string>();
@@ -315,12 +333,13 @@ export function defineStream(spec: StreamSpec, options: DefineOptions = {}): Str
   }
 
   const timeDefault: SqlExpr = eventTime ?? { proton: NOW64_PROTON, engine: NOW64_PROTON };
-  if (declaredTime) {
+  // A plain table (a table ENGINE) has the columns it declares, a `_tp_time` among them as written.
+  if (declaredTime && !tableEngine) {
     if (!declaredTime.default) {
       const i = columns.indexOf(declaredTime);
       columns[i] = { ...declaredTime, default: timeDefault };
     }
-  } else {
+  } else if (!tableEngine) {
     columns.push({
       name: TP_TIME,
       type: "datetime64(3, 'UTC')",
@@ -341,7 +360,7 @@ export function defineStream(spec: StreamSpec, options: DefineOptions = {}): Str
   }
 
   const indexes: StreamIndex[] = [];
-  if (!declaredTime) {
+  if (!declaredTime && !tableEngine) {
     indexes.push({
       name: '_tp_time_index',
       expr: { proton: TP_TIME, engine: TP_TIME },
@@ -364,9 +383,12 @@ export function defineStream(spec: StreamSpec, options: DefineOptions = {}): Str
   if (isKvMode(mode) && !primaryKey) bad('Primary key is required for changelog kv or versioned kv stream');
   const keyColumns = primaryKey ? splitTopLevel(stripOuterParens(primaryKey.engine)) : [];
 
-  const versionColumn = spec.versionColumn ?? settingText(settings.version_column) ?? TP_TIME;
+  // A plain table without `_tp_time` orders versions by `_tp_sn` (only kv modes use it).
+  const givenVersion = spec.versionColumn ?? settingText(settings.version_column);
+  const hasTime = columns.some((c) => c.name === TP_TIME);
+  const versionColumn = givenVersion ?? (hasTime ? TP_TIME : TP_SN);
   const versionName = bareIdentifier(versionColumn) ?? versionColumn;
-  if (!columns.some((c) => c.name === versionName)) {
+  if (givenVersion !== undefined && !columns.some((c) => c.name === versionName)) {
     throw err('UNKNOWN_IDENTIFIER', {
       name: versionName,
       hint: ' (the version_column setting names no column)',
@@ -382,10 +404,11 @@ export function defineStream(spec: StreamSpec, options: DefineOptions = {}): Str
     }
   }
 
-  // Proton's defaults for the non-kv modes; kv streams are ordered by their key.
+  // Proton's defaults for the non-kv modes of the Stream engine; kv streams are ordered by their
+  // key, plain tables (a table ENGINE) by what they declare (else `tuple()`).
   let orderBy = expr(spec.orderBy) ?? primaryKey;
   let partitionBy = expr(spec.partitionBy);
-  if (!isKvMode(mode)) {
+  if (!isKvMode(mode) && !tableEngine) {
     orderBy ??= { proton: 'to_start_of_hour(_tp_time)', engine: 'toStartOfHour(_tp_time)' };
     partitionBy ??= { proton: 'to_YYYYMMDD(_tp_time)', engine: 'toYYYYMMDD(_tp_time)' };
   }
@@ -431,6 +454,7 @@ export function defineStream(spec: StreamSpec, options: DefineOptions = {}): Str
     ...(shards > 1 ? { shardedStorage: true } : {}),
     replicationFactor,
     description: spec.description ?? '',
+    ...(tableEngine ? { tableEngine } : {}),
     settings: passive,
     ...(spec.firstSn !== undefined ? { firstSn: spec.firstSn } : {}),
   };

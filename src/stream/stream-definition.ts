@@ -84,6 +84,13 @@ export interface StreamDefinition {
    * storage settings (merge-tree-settings.ts), which the historical store is created with.
    */
   readonly settings: Readonly<Record<string, string>>;
+  /**
+   * The table ENGINE a CREATE STREAM named (`Memory`, `MergeTree`, `ReplacingMergeTree(v)`, ...,
+   * Proton text), absent for streams of the Stream engine. Such a stream is a plain table, as in
+   * Proton: no implicit `_tp_time` (nor its index, nor the ORDER BY / PARTITION BY on it). It is
+   * still stored, logged and numbered (`_tp_sn`) as every stream; the engine named is not acted on.
+   */
+  readonly tableEngine?: string;
   /** The Proton-dialect CREATE STREAM statement printed from this definition. */
   readonly createQuery: string;
   /**
@@ -119,6 +126,11 @@ export function isChangelogMode(mode: StreamMode): boolean {
 
 export function isKvMode(mode: StreamMode): boolean {
   return mode === 'versioned_kv' || mode === 'changelog_kv';
+}
+
+/** Does the stream have an event-time column `_tp_time` (declared or added)? */
+export function hasEventTime(def: Pick<StreamDefinition, 'columns'>): boolean {
+  return def.columns.some((c) => c.name === TP_TIME);
 }
 
 /** Columns that hold data (everything but ALIAS columns), in order. */

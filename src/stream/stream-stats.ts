@@ -1,6 +1,6 @@
 import type { Engine } from '../engine/engine.ts';
 import { quoteIdent, quoteString } from '../engine/settings-clause.ts';
-import { type StreamDefinition, TP_SN, TP_TIME } from './stream-definition.ts';
+import { hasEventTime, type StreamDefinition, TP_SN, TP_TIME } from './stream-definition.ts';
 import { historyTable, historyTableName, readTable } from './stream-tables.ts';
 
 /** Sizes shown by the stream list with `expand` and by the stats route. */
@@ -70,12 +70,13 @@ export async function streamStatistics(
   const time = quoteIdent(TP_TIME);
   const sn = quoteIdent(TP_SN);
   const history = historyTable(def);
+  // A plain table (a stream with a table ENGINE) may have no event time: no earliest/latest event.
+  const span = hasEventTime(def)
+    ? `toUnixTimestamp64Milli(min(${time})), toUnixTimestamp64Milli(max(${time}))`
+    : 'NULL, NULL';
   const [sizes, [count, earliest, latest], applied] = await Promise.all([
     streamSizes(engine, def, wal.bytes),
-    firstRow(
-      engine,
-      `SELECT count(), toUnixTimestamp64Milli(min(${time})), toUnixTimestamp64Milli(max(${time})) FROM ${readTable(def)}`,
-    ),
+    firstRow(engine, `SELECT count(), ${span} FROM ${readTable(def)}`),
     history ? firstRow(engine, `SELECT count(), max(${sn}) FROM ${history}`) : Promise.resolve(undefined),
   ]);
   const empty = Number(count ?? 0) === 0;

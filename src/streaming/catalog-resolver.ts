@@ -157,6 +157,7 @@ export class CatalogResolver implements TableResolver {
       ...(def.mode === 'changelog_kv' ? { joinRightSql: joinRightRowsSource(def) } : {}),
       streamKey: streamKey(def.db, def.name),
       columns,
+      ...(def.tableEngine ? { tableEngine: def.tableEngine } : {}),
       // The latest-per-key subquery lists _tp_sn explicitly; `*` must not show it.
       ...(kv ? { hiddenColumns: versioned ? ['_tp_sn', TP_DELTA] : ['_tp_sn'] } : {}),
     };

@@ -6,6 +6,7 @@ import type { Expr, Setting } from '../sql/ast/expression.ts';
 import type { FromItem, Query, SelectQuery } from '../sql/ast/query.ts';
 import { walk } from '../sql/ast/walk.ts';
 import { rangeSource } from '../stream/stream-reads.ts';
+import { requireEventTime } from './event-time-check.ts';
 import type { BoundSource, StreamSource } from './stream-bindings.ts';
 
 /** Where a source starts: rows with `_tp_sn <= after` are skipped (-1 reads everything). */
@@ -52,6 +53,7 @@ function settingText(s: Setting | undefined): string | undefined {
 
 /** The first sequence number of the source at or after `timeMs` (committed + 1 when none). */
 async function firstSnAtOrAfter(source: StreamSource, timeMs: number, ctx: StartContext): Promise<number> {
+  requireEventTime(source.definition, "seek_to a time needs it: seek to 'earliest' or a sequence number");
   const r = await ctx.engine.query(
     `SELECT min(_tp_sn) FROM ${rangeSource(source.definition)} WHERE _tp_time >= fromUnixTimestamp64Milli(toInt64(${Math.floor(timeMs)}))`,
     { format: 'TSV' },

@@ -38,6 +38,7 @@ import { DedupStates } from './dedup-state.ts';
 import { distinctAsDedup } from './distinct-rewrite.ts';
 import { applyEmitLast } from './emit-last.ts';
 import { followsNestedAggregation, type QueryShape, resolveEmitPolicy } from './emit-policy.ts';
+import { requireEventTime } from './event-time-check.ts';
 import { flatTailSelect, withRangeMarkers } from './flat-tail.ts';
 import { ALIGN_PREV_SN, ALIGN_PREV_UNTIL, ALIGN_UNTIL } from './join-alignment.ts';
 import { inlineJoinCte } from './join-cte-inline.ts';
@@ -343,6 +344,14 @@ async function plan(query: Query, ctx: StreamingPlanContext, created: string[]):
   const limit = bound.limit?.limit.kind === 'Number' ? Number(bound.limit.limit.text) : undefined;
   const settings = bound.settings ?? [];
   const { emit: written, limit: _limit, settings: _settings, format: _format, ...rest } = bound;
+  if (written?.last && !written.lastOnProctime) {
+    for (const s of sources)
+      if (s.kind === 'stream')
+        requireEventTime(
+          s.definition,
+          'EMIT LAST <interval> keeps the rows of the last interval of event time: write EMIT LAST <interval> ON PROCTIME',
+        );
+  }
   const last = applyEmitLast(rest, written);
   let select: SelectQuery = last.select;
   const emit = last.emit;

@@ -271,3 +271,53 @@ test('read SQL: the table itself, latest-per-key subqueries for kv modes, and se
     'SELECT * FROM `default`.`s` WHERE `_tp_sn` > 10 AND `_tp_sn` <= 20',
   );
 });
+
+test('a table ENGINE makes a plain table: its columns only, keys as declared, no _tp_time defaults', () => {
+  const d = defineStream({ name: 'm', columns: cols, tableEngine: 'Memory' });
+  assert.equal(d.tableEngine, 'Memory');
+  assert.deepEqual(
+    d.columns.map((c) => c.name),
+    ['id', 'v'],
+  );
+  assert.deepEqual(d.indexes, []);
+  assert.equal(d.orderBy.engine, 'tuple()');
+  assert.equal(d.partitionBy, undefined);
+  assert.equal(d.versionColumn, '_tp_sn');
+  assert.equal(d.createQuery, 'CREATE STREAM default.m\n(\n  `id` int64,\n  `v` string\n)\nENGINE = Memory');
+  const [mergeTree] = createStatements(d);
+  assert.doesNotMatch(mergeTree as string, /_tp_time|PARTITION BY/);
+  assert.match(mergeTree as string, /\nORDER BY tuple\(\)$/);
+
+  const mt = defineStream({
+    name: 'mt',
+    columns: cols,
+    tableEngine: 'ReplacingMergeTree(id)',
+    orderBy: 'id',
+    settings: { index_granularity: 1, logstore_retention_ms: 5000 },
+  });
+  assert.equal(mt.orderBy.engine, 'id');
+  assert.match(
+    mt.createQuery,
+    /\nENGINE = ReplacingMergeTree\(id\)\nORDER BY id\nSETTINGS logstore_retention_ms = 5000, index_granularity = 1$/,
+  );
+  // A declared _tp_time stays as written (no DEFAULT added, no index on it).
+  const timed = defineStream({
+    name: 't',
+    columns: [...cols, { name: '_tp_time', type: 'datetime64(3)' }],
+    tableEngine: 'MergeTree',
+  });
+  assert.equal(timed.columns[2]?.default, undefined);
+  assert.deepEqual(timed.indexes, []);
+  assert.equal(timed.versionColumn, '_tp_time');
+
+  fails(
+    { name: 'c', columns: cols, tableEngine: 'Memory', settings: { mode: 'changelog' } },
+    'BAD_ARGUMENTS',
+    /ENGINE = Memory, a plain table: the mode setting/,
+  );
+  fails(
+    { name: 'e', columns: cols, tableEngine: 'Memory', settings: { event_time_column: 'id' } },
+    'BAD_ARGUMENTS',
+    /event_time_column setting applies only to streams of the Stream engine/,
+  );
+});

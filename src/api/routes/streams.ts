@@ -136,7 +136,8 @@ export function streamResource(
   return {
     name: d.name,
     description: d.description,
-    engine: 'Stream',
+    // A plain table (CREATE STREAM ... ENGINE = Memory) names its engine, as Proton's system.tables does.
+    engine: d.tableEngine ? (/^[^(\s]+/.exec(d.tableEngine)?.[0] ?? d.tableEngine) : 'Stream',
     mode: d.mode,
     ...(d.primaryKey ? { primary_key: d.primaryKey.proton } : {}),
     create_query: d.createQuery,

@@ -8,6 +8,7 @@ import type { Query, SelectQuery, UnionQuery } from '../../sql/ast/query.ts';
 import { recordingResolver, type TableResolver } from '../../sql/translator/resolver.ts';
 import { translate, translateQuery } from '../../sql/translator/translate.ts';
 import { toProtonType } from '../../sql/types/proton-types.ts';
+import { checkWindowEventTime } from '../../streaming/event-time-check.ts';
 import type { CommittedRanges } from '../../streaming/source-cursor.ts';
 import type { BindingContext } from '../../streaming/stream-bindings.ts';
 import { StreamingExecution } from '../../streaming/streaming-execution.ts';
@@ -74,6 +75,7 @@ export function selectHandler(deps: SelectDeps): StatementHandler<Query> {
     const reads = new Set<string>();
     const resolver = recordingResolver(deps.resolver, reads);
     const engine = guardedEngine(deps.engine, (work) => deps.ranges.read([...reads], work));
+    checkWindowEventTime(query, deps.resolver);
     if (!streaming) {
       checkJoinOnInequalities(query, deps.resolver);
       if (query.kind === 'Select') {

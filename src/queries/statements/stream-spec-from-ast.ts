@@ -72,6 +72,26 @@ function index(i: IndexDef): IndexSpec {
 
 const text = (e: Expr | undefined) => (e ? printExpression(e) : undefined);
 
+/** ENGINE names of Tributary's own kinds of stream: with them a CREATE STREAM declares a stream. */
+const STREAM_ENGINES = new Set(['stream', 'random', 'externalstream']);
+
+/**
+ * The table engine a CREATE STREAM names (Proton text), or undefined when it names none or one of
+ * Tributary's own stream kinds (`Stream(...)`, `Random()`). As in Proton, only a stream of the Stream
+ * engine gets `_tp_time` and the defaults built on it; any other ENGINE makes a plain table.
+ */
+export function tableEngineOf(engine: Expr | undefined): string | undefined {
+  if (!engine) return undefined;
+  const name =
+    engine.kind === 'Identifier'
+      ? engine.parts.join('.')
+      : engine.kind === 'Function'
+        ? engine.name
+        : undefined;
+  if (name !== undefined && STREAM_ENGINES.has(name.toLowerCase())) return undefined;
+  return printExpression(engine);
+}
+
 /** CREATE STREAM as the stream layer's StreamSpec (expressions stay Proton text; the store translates them). */
 export function streamSpecFromAst(s: CreateStream, defaultDb: string): StreamSpec {
   if (s.variant !== 'STREAM') {
@@ -82,6 +102,7 @@ export function streamSpecFromAst(s: CreateStream, defaultDb: string): StreamSpe
   const ttl = s.ttl?.length ? s.ttl.map((t) => printExpression(t.expr)).join(', ') : undefined;
   const orderBy = text(s.orderBy);
   const partitionBy = text(s.partitionBy);
+  const tableEngine = tableEngineOf(s.engine);
   return {
     db: s.target.database ?? defaultDb,
     name: s.target.name,
@@ -92,6 +113,7 @@ export function streamSpecFromAst(s: CreateStream, defaultDb: string): StreamSpe
     ...(partitionBy ? { partitionBy } : {}),
     ...(ttl ? { ttl } : {}),
     ...(s.comment !== undefined ? { description: s.comment } : {}),
+    ...(tableEngine ? { tableEngine } : {}),
     settings: settingsRecord(s.settings),
   };
 }

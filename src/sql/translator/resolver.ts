@@ -61,6 +61,11 @@ export interface ResolvedTable {
   /** Columns in order, if known (analysis fills required_columns/result_columns from them). */
   readonly columns?: readonly ResolvedColumn[];
   /**
+   * A stream created with a table ENGINE (`Memory`, `MergeTree`, ...): a plain table, whose columns
+   * are only the declared ones (no `_tp_time` unless declared).
+   */
+  readonly tableEngine?: string;
+  /**
    * Storage columns that `SELECT *` must not show (e.g. `_tp_sn`, `_tp_delta` of an append
    * stream's table): `*` over this source becomes `* EXCEPT (...)`. Naming them explicitly still works.
    */
