@@ -49,6 +49,7 @@ import {
   createStreamHandler,
   dropDatabaseHandler,
   dropStreamHandler,
+  optimizeStreamHandler,
   renameStreamHandler,
 } from '../queries/statements/stream-statements.ts';
 import { SubDispatch } from '../queries/statements/sub-dispatch.ts';
@@ -291,6 +292,7 @@ export function buildPlanner(deps: PlannerDeps): {
     )
     .register('Insert', insertIntoStreams)
     .register('Describe', describeHandler({ ...base, resolver }))
+    .register('Optimize', optimizeStreamHandler(base))
     .register('Drop', dispatch.drop.handler())
     .register('Rename', dispatch.rename.handler())
     .register('Show', dispatch.show.handler())

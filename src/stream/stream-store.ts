@@ -50,6 +50,7 @@ import {
   createStatements,
   DEFAULT_BUFFER_POLICY,
   dropStatements,
+  historyTable,
   historyTableName,
   modifyMemoryCapStatement,
   modifyTtlStatement,
@@ -668,6 +669,24 @@ export class StreamStore {
   }
 
   /** Move the rows of a hybrid stream's front into its MergeTree now (tests, operations). */
+  /**
+   * OPTIMIZE: move the front into the MergeTree, then have the engine merge the MergeTree's parts
+   * (`final`: into one per partition, applying TTL; `partition`: engine SQL of one partition). Under
+   * the stream's lock, so no ALTER, RENAME or DROP overlaps it; reads and ingest go on meanwhile. A
+   * stream without a MergeTree (memory storage) has nothing to merge.
+   */
+  async optimize(db: string, name: string, o: { final: boolean; partition?: string }): Promise<void> {
+    const def = this.require(db, name).value;
+    const key = streamKey(db, name);
+    await this.locked(key, async () => {
+      await this.runtimes.get(key)?.exclusive(async () => undefined);
+      const history = historyTable(def);
+      if (!history) return;
+      const partition = o.partition === undefined ? '' : ` PARTITION ${o.partition}`;
+      await this.o.engine.query(`OPTIMIZE TABLE ${history}${partition}${o.final ? ' FINAL' : ''}`);
+    });
+  }
+
   async flush(db: string, name: string): Promise<void> {
     this.require(db, name);
     await this.runtimes.get(streamKey(db, name))?.exclusive(async () => undefined);

@@ -7,9 +7,11 @@ import type {
   CreateDatabase,
   CreateStream,
   DropStatement,
+  OptimizeStatement,
   RenameStatement,
 } from '../../sql/ast/statement.ts';
 import { printExpression } from '../../sql/printer/format.ts';
+import { translateExpression } from '../../sql/translator/translate.ts';
 import type { ColumnAlteration } from '../../stream/alter-columns.ts';
 import type { StreamPatch, StreamStore } from '../../stream/stream-store.ts';
 import type { StatementHandler } from '../statement-handler.ts';
@@ -45,6 +47,30 @@ export function dropStreamHandler(deps: StreamStatementDeps): StatementHandler<D
         ifExists: s.ifExists,
       });
     });
+}
+
+/**
+ * OPTIMIZE [STREAM|TABLE] [db.]name [PARTITION p] [FINAL]: the stream's front moved into its
+ * MergeTree and the MergeTree's parts merged (StreamStore.optimize). DEDUPLICATE is refused: it
+ * would delete rows whose sequence numbers the WAL still holds, and a restart would replay them.
+ */
+export function optimizeStreamHandler(deps: StreamStatementDeps): StatementHandler<OptimizeStatement> {
+  return async (s, ctx) => {
+    if (s.deduplicate)
+      throw err('NOT_IMPLEMENTED', {
+        detail:
+          'OPTIMIZE ... DEDUPLICATE is not supported: a stream keeps every row it acknowledged (its sequence numbers are in the WAL); deduplicate in the query (SELECT DISTINCT, LIMIT 1 BY) or with a versioned_kv stream',
+      });
+    const db = s.target.database ?? deps.defaultDatabase;
+    deps.streams.require(db, s.target.name);
+    const partition = s.partition ? translateExpression(s.partition) : undefined;
+    return statementPlan(ctx.sql, 'optimize', async () => {
+      await deps.streams.optimize(db, s.target.name, {
+        final: s.final,
+        ...(partition !== undefined ? { partition } : {}),
+      });
+    });
+  };
 }
 
 /** CREATE DATABASE [IF NOT EXISTS] name */
