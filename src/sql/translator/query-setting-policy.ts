@@ -101,6 +101,8 @@ const SEMANTICS = [
   'totals_auto_threshold',
   'extremes',
   'final',
+  'limit', // a LIMIT / OFFSET applied to the query's result: its own rows, fewer of them
+  'offset',
   // What happens when a limit is reached (throw, or stop and return what was read). Every limit
   // these govern is unlimited on Tributary's sessions, so they act only on a limit the query
   // itself set. The timeout's mode (timeout_overflow_mode) stays refused: Tributary sets that limit.
