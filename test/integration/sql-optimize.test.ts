@@ -27,7 +27,14 @@ const activeParts = (stream: string) =>
 test('OPTIMIZE FINAL moves the front and merges the parts; the rows stay as they were', async () => {
   await q.ok('CREATE STREAM opt_a (i int64, s string) PARTITION BY i % 2 ORDER BY i');
   for (let b = 0; b < 3; b++) {
-    await q.ingest('opt_a', ['i', 's'], [[b * 2, `e${b}`], [b * 2 + 1, `o${b}`]]);
+    await q.ingest(
+      'opt_a',
+      ['i', 's'],
+      [
+        [b * 2, `e${b}`],
+        [b * 2 + 1, `o${b}`],
+      ],
+    );
     await h.trb.services.streams.flush('default', 'opt_a');
   }
   await q.ingest('opt_a', ['i', 's'], [[6, 'front']]);
