@@ -679,7 +679,7 @@ export class StreamStore {
     const def = this.require(db, name).value;
     const key = streamKey(db, name);
     await this.locked(key, async () => {
-      await this.runtimes.get(key)?.exclusive(async () => undefined);
+      await this.flush(db, name);
       const history = historyTable(def);
       if (!history) return;
       const partition = o.partition === undefined ? '' : ` PARTITION ${o.partition}`;
