@@ -18,18 +18,11 @@ import {
   QUERY_RANGES,
 } from '../../src/sql/translator/query-setting-policy.ts';
 import { translate } from '../../src/sql/translator/translate.ts';
+import { translateRefusal } from '../helpers/translate-refusal.ts';
 
 const resolver = { resolve: () => undefined };
 
-function refusal(sql: string): { code: number; status: number; message: string } {
-  try {
-    translate(sql, { resolver });
-  } catch (e) {
-    assert.ok(isTributaryError(e), `${sql}: ${String(e)}`);
-    return { code: e.code, status: e.status, message: e.message };
-  }
-  assert.fail(`${sql} was translated`);
-}
+const refusal = (sql: string) => translateRefusal(sql, resolver);
 
 function passes(sql: string): string {
   return translate(sql, { resolver });

@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isTributaryError } from '../../src/errors/tributary-error.ts';
 import { TABLE_FUNCTIONS } from '../../src/sql/names/clickhouse-functions.generated.ts';
 import { ALLOWED_TABLE_FUNCTIONS, isDeniedFunction } from '../../src/sql/translator/engine-allow-list.ts';
 import type { TableResolver } from '../../src/sql/translator/resolver.ts';
 import { translate } from '../../src/sql/translator/translate.ts';
+import { translateRefusal } from '../helpers/translate-refusal.ts';
 
 const resolver: TableResolver = {
   resolve: (db, name) => {
@@ -26,15 +26,7 @@ const resolver: TableResolver = {
   },
 };
 
-function refusal(sql: string): { code: number; status: number; message: string } {
-  try {
-    translate(sql, { resolver });
-  } catch (e) {
-    assert.ok(isTributaryError(e), `${sql}: ${String(e)}`);
-    return { code: e.code, status: e.status, message: e.message };
-  }
-  assert.fail(`${sql} was translated`);
-}
+const refusal = (sql: string) => translateRefusal(sql, resolver);
 
 test('every engine table function outside the short allow-list is refused (497, 403)', () => {
   for (const name of TABLE_FUNCTIONS) {
